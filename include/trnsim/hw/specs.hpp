@@ -1,0 +1,124 @@
+#pragma once
+// Hardware specifications as plain structs, in SI units (bytes, bytes/s, seconds, FLOP/s, Hz).
+// Filled by the config layer from configs/hardware/*.json (whose keys carry their units); every
+// other layer reads them. No behaviour here beyond derived figures.
+#include <cstdint>
+#include <string>
+
+namespace trnsim::hw {
+
+enum class Family : std::uint8_t { Trainium, Gpu };
+
+// Numeric formats the tensor engine (or tensor cores) can run.
+enum class Dtype : std::uint8_t { Fp32, Tf32, Bf16, Fp16, Fp8 };
+
+// Peak dense FLOP/s of one *chip* per format (GPU: one GPU).
+struct PeakFlops {
+  double fp32 = 0, tf32 = 0, bf16 = 0, fp16 = 0, fp8 = 0;
+  double of(Dtype d) const;
+};
+
+// One engine of a NeuronCore that streams elements (vector, scalar, gpsimd); GPU: CUDA cores.
+struct StreamEngine {
+  double elements_per_cycle = 0;
+  double clock_hz = 0;
+  double elements_per_second() const { return elements_per_cycle * clock_hz; }
+};
+
+// One physical NeuronCore (GPU: one GPU's SMs taken together).
+struct CoreSpec {
+  std::string name;            // "NeuronCore-v2", "A100 SMs"
+  int pe_rows = 128;           // tensor engine systolic array (contraction dimension)
+  int pe_cols = 128;           // tensor engine output columns
+  double tensor_clock_hz = 0;
+  int fp8_contraction_factor = 1;  // FP8 doubles the contraction on NeuronCore-v3
+  StreamEngine vector;
+  StreamEngine scalar;
+  StreamEngine gpsimd;
+  double sbuf_bytes = 0;
+  double psum_bytes = 0;
+};
+
+// Calibration constants: sustained fractions of peak and fixed costs. They live in the hardware
+// file with their provenance and apply to every run on that hardware alike.
+struct Calibration {
+  double matmul_efficiency = 1.0;   // sustained fraction of tensor-engine peak on full tiles
+  double vector_efficiency = 1.0;   // sustained fraction of vector/scalar element rates
+  double hbm_efficiency = 1.0;      // sustained fraction of HBM bandwidth
+  double task_overhead_s = 0;       // fixed cost per compute task (launch, sync)
+  double collective_startup_s = 0;  // fixed software/DMA cost per collective operation
+  double collective_step_s = 0;     // fixed cost per algorithm step of a collective
+  // GPUs run collectives on SMs: compute is slowed by this factor while a collective runs
+  // (1.0 = no slowdown, Trainium's dedicated collective cores).
+  double comm_compute_slowdown = 1.0;
+  std::string source;
+};
+
+struct ChipSpec {
+  std::string name;                 // "Trainium", "Trainium2", "A100-SXM4-80GB"
+  Family family = Family::Trainium;
+  int physical_cores = 1;           // NeuronCores per chip (GPU: 1)
+  int logical_core_size = 1;        // LNC: physical cores fused into one logical core (trn2/trn3: 2)
+  CoreSpec core;
+  PeakFlops peak;                   // per chip
+  double hbm_bytes = 0;
+  double hbm_bandwidth = 0;         // bytes/s
+  double dma_bandwidth = 0;         // bytes/s (0 = not published)
+  int collective_cores = 0;
+  int neuronlink_ports = 0;
+  int logical_cores() const { return physical_cores / logical_core_size; }
+};
+
+// How the chips of one instance (or server) are wired.
+enum class IntraTopology : std::uint8_t {
+  Single,       // one chip (trn1.2xlarge)
+  Torus2D,      // trn1/trn2: 4x4 2D torus of NeuronLink
+  NvSwitch,     // GPUs behind NVSwitch
+  Switched,     // trn3: NeuronSwitch fabric
+};
+
+struct LinkSpec {
+  double bandwidth = 0;  // bytes/s, one direction
+  double latency = 0;    // seconds per hop
+};
+
+struct InstanceSpec {
+  std::string name;                  // preset name, "trn1.32xlarge"
+  int chips = 1;                     // chips (GPUs) per instance
+  ChipSpec chip;
+  IntraTopology topology = IntraTopology::Single;
+  int torus_x = 1, torus_y = 1;      // Torus2D dimensions (x * y == chips)
+  // Per-chip device-to-device bandwidth inside the instance (all of a chip's links together,
+  // one direction) and the per-hop latency: NeuronLink on Trainium, NVLink on GPUs.
+  LinkSpec intra;
+  // UltraServer grouping: instances per UltraServer (1 = none) and the per-chip bandwidth of the
+  // links between instances of one UltraServer (trn2u Z ring; trn3 inter-server switch).
+  int ultraserver_instances = 1;
+  LinkSpec ultraserver_link;
+  // trn3 only: chips per server behind the intra-server switch, and the direct per-chip links
+  // between racks (to the chip at the same position).
+  int chips_per_server = 0;
+  LinkSpec inter_rack_link;
+  // Network between instances (EFA / InfiniBand): NICs per instance and total bandwidth.
+  int nics = 0;
+  LinkSpec efa;                      // bandwidth: whole instance, one direction
+  Calibration calibration;
+  std::string source;
+  double peak_flops(Dtype d) const { return chip.peak.of(d) * chips; }
+};
+
+// The fabric between instances: a rail-optimised two-level Clos (leaf per rail, spine).
+struct FabricSpec {
+  double oversubscription = 1.0;   // leaf uplink : downlink bandwidth ratio 1:x (x >= 1)
+  double switch_latency = 0;       // seconds per switch traversal
+  int leaf_radix = 64;             // downlinks per leaf switch
+};
+
+struct ClusterSpec {
+  InstanceSpec instance;
+  int instances = 1;
+  FabricSpec fabric;
+  int chips() const { return instance.chips * instances; }
+};
+
+}  // namespace trnsim::hw

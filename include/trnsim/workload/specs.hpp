@@ -1,0 +1,71 @@
+#pragma once
+// What is trained and how: model shape, training hyper-parameters, parallelism plan. Plain structs
+// filled by the config layer. std::optional marks a field the user left null ("not published"):
+// trnsim chooses it by its documented rule (workload::choose_unpublished), never silently.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "trnsim/hw/specs.hpp"
+
+namespace trnsim::workload {
+
+enum class MlpKind : std::uint8_t { Gelu, SwiGlu };
+enum class NormKind : std::uint8_t { LayerNorm, RmsNorm };
+enum class ModelArch : std::uint8_t { Decoder, Encoder };  // GPT/Llama decoders, BERT encoder
+
+struct ModelSpec {
+  std::string name;
+  ModelArch arch = ModelArch::Decoder;
+  std::int64_t layers = 0;
+  std::int64_t hidden = 0;
+  std::int64_t heads = 0;
+  std::int64_t kv_heads = 0;      // = heads without grouped-query attention
+  std::int64_t ffn_hidden = 0;
+  std::int64_t vocab = 0;
+  MlpKind mlp = MlpKind::Gelu;
+  NormKind norm = NormKind::LayerNorm;
+  bool learned_positions = false;  // GPT/BERT: learned position embedding; Llama: rotary
+  bool tied_embeddings = false;
+  std::int64_t max_positions = 0;  // learned position table size (0 = seq_len)
+  std::string source;
+  std::int64_t head_dim() const { return hidden / heads; }
+  double parameters() const;       // total trainable parameters (workload/model_math.cpp)
+};
+
+// Training precision (DESIGN.md, "Experiment file").
+enum class Precision : std::uint8_t {
+  Fp32,    // fp32 everywhere
+  Tf32,    // tf32 matmuls, fp32 storage
+  Bf16,    // bf16 compute, fp32 master weights and optimizer states
+  Bf16Sr,  // bf16 weights and optimizer states with stochastic rounding, no fp32 copy
+  Fp16,    // like Bf16 (mixed precision)
+  Fp8,     // fp8 matmuls, bf16 activations, fp32 master weights and states
+};
+enum class Optimizer : std::uint8_t { Adam, AdamW, Sgd };
+
+struct TrainingSpec {
+  std::int64_t seq_len = 0;
+  std::int64_t global_batch = 0;             // sequences per optimizer step
+  std::optional<std::int64_t> micro_batch;   // sequences per micro-batch per pipeline
+  Precision precision = Precision::Bf16;
+  Optimizer optimizer = Optimizer::AdamW;
+  double gradient_bucket_bytes = 25e6;       // DP all-reduce bucket (PyTorch DDP's default 25 MB)
+};
+
+enum class PipelineSchedule : std::uint8_t { GPipe, OneFOneB, Interleaved };
+enum class Recompute : std::uint8_t { None, Selective, Full };
+
+struct ParallelismSpec {
+  std::int64_t tp = 1;
+  std::int64_t pp = 1;
+  std::int64_t dp = 1;
+  std::optional<bool> sequence_parallel;
+  std::optional<int> zero;                      // 0 or 1
+  std::optional<PipelineSchedule> schedule;
+  std::optional<std::int64_t> virtual_stages;   // interleaved 1F1B model chunks per rank
+  std::optional<Recompute> recompute;
+  std::string rank_order = "tp,dp,pp";          // fastest-varying first
+};
+
+}  // namespace trnsim::workload
