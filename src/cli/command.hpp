@@ -1,0 +1,19 @@
+#pragma once
+// How a subcommand plugs into the trnsim executable. Each subcommand lives in its own file and
+// exposes one add_*_command function; main.cpp calls them in the order they appear in --help.
+// The action set on the subcommand runs after parsing and returns the process exit code
+// (0 ok, 1 a finding the user asked to fail on, 2 bad input); it may throw trnsim::InputError,
+// which main reports on stderr and maps to 2.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace trnsim::cli {
+
+using Action = std::function<int()>;
+
+// Registers one subcommand on `app`; stores in `action` what to run when it is chosen.
+void add_run_command(CLI::App& app, Action& action);
+void add_presets_command(CLI::App& app, Action& action);
+
+}  // namespace trnsim::cli
