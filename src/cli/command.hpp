@@ -12,8 +12,7 @@ namespace trnsim::cli {
 
 using Action = std::function<int()>;
 
-// Registers one subcommand on `app`; stores in `action` what to run when it is chosen.
-void add_run_command(CLI::App& app, Action& action);
-void add_presets_command(CLI::App& app, Action& action);
+// Each add_X_command(CLI::App& app, Action& action) registers one subcommand on `app` and stores
+// in `action` what to run when it is chosen. Declared here, defined in src/cli/X_command.cpp.
 
 }  // namespace trnsim::cli

@@ -26,8 +26,7 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "Log only errors to stderr");
 
   trnsim::cli::Action action;
-  trnsim::cli::add_run_command(app, action);
-  trnsim::cli::add_presets_command(app, action);
+  // Subcommands register here, in --help order, once they work.
 
   try {
     app.parse(argc, argv);
