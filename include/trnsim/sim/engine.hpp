@@ -59,7 +59,11 @@ class Engine {
     const std::uint32_t slot = acquire_slot();
     EventRecord& rec = record(slot);
     try {
-      rec.handler.emplace(std::forward<F>(handler));
+      if constexpr (std::is_same_v<std::decay_t<F>, InlineHandler>) {
+        rec.handler = std::move(handler);  // a handler handed on (e.g. a completion callback)
+      } else {
+        rec.handler.emplace(std::forward<F>(handler));
+      }
     } catch (...) {
       free_.push_back(slot);
       throw;
