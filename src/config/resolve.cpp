@@ -47,27 +47,29 @@ json expand_presets(const json& document, const std::string& file) {
   json out = document;
   const PresetList known = list_presets();
 
-  if (auto cluster = out.find("cluster"); cluster != out.end() && cluster->is_object()) {
-    const auto instance = cluster->find("instance");
-    if (instance == cluster->end())
+  if (out.contains("cluster") && out.at("cluster").is_object()) {
+    json& cluster = out.at("cluster");
+    if (!cluster.contains("instance"))
       fail(file, "/cluster/instance", "missing required field (expected an instance preset name)");
-    if (!instance->is_string())
-      fail(file, "/cluster/instance", "expected an instance preset name, found " + describe(*instance));
-    const auto name = instance->get<std::string>();
+    const json& instance = cluster.at("instance");
+    if (!instance.is_string())
+      fail(file, "/cluster/instance", "expected an instance preset name, found " + describe(instance));
+    const auto name = instance.get<std::string>();
     check_known(known.instances, name, "instance", file, "/cluster/instance");
     json expanded = read_instance_json(name);
-    expanded.erase("name");       // the cluster names it in "instance"
-    deep_merge(expanded, *cluster);  // the experiment's keys override the preset's
-    *cluster = std::move(expanded);
+    expanded.erase("name");         // the cluster names it in "instance"
+    deep_merge(expanded, cluster);  // the experiment's keys override the preset's
+    cluster = std::move(expanded);
   }
 
-  if (auto model = out.find("model"); model != out.end()) {
-    if (model->is_string()) {
-      const auto name = model->get<std::string>();
+  if (out.contains("model")) {
+    json& model = out.at("model");
+    if (model.is_string()) {
+      const auto name = model.get<std::string>();
       check_known(known.models, name, "model", file, "/model");
-      *model = read_model_json(name);
-    } else if (!model->is_object()) {
-      fail(file, "/model", "expected a model preset name or a model object, found " + describe(*model));
+      model = read_model_json(name);
+    } else if (!model.is_object()) {
+      fail(file, "/model", "expected a model preset name or a model object, found " + describe(model));
     }
   }
   return out;
