@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
 
   trnsim::cli::Action action;
   // Subcommands register here, in --help order, once they work.
+  trnsim::cli::add_run_command(app, action);
+  trnsim::cli::add_presets_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -35,3 +35,19 @@ struct Experiment {
 };
 
 }  // namespace trnsim::config
+
+#include <vector>
+
+namespace trnsim::config {
+
+// Reads an experiment file (DESIGN.md, "Experiment file"), expands its presets, applies the
+// `--set PATH=VALUE` overrides (dotted PATH into the resolved experiment, VALUE parsed as JSON
+// when it parses, else taken as a string) and validates the result. Throws InputError naming the
+// file, the JSON path, what was expected and what was found.
+Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The same from a document in memory; `file` names it in messages.
+Experiment parse_experiment(const nlohmann::json& document, const std::string& file,
+                            const std::vector<std::string>& overrides = {});
+
+}  // namespace trnsim::config

@@ -105,6 +105,8 @@ struct InstanceSpec {
   Calibration calibration;
   std::string source;
   double peak_flops(Dtype d) const { return chip.peak.of(d) * chips; }
+  // Ranks (GPUs, or logical NeuronCores) per instance: trn1 32, trn2 with LNC=2 64, DGX 8.
+  int ranks() const { return chips * chip.logical_cores(); }
 };
 
 // The fabric between instances: a rail-optimised two-level Clos (leaf per rail, spine).
@@ -119,6 +121,7 @@ struct ClusterSpec {
   int instances = 1;
   FabricSpec fabric;
   int chips() const { return instance.chips * instances; }
+  std::int64_t ranks() const { return std::int64_t{instance.ranks()} * instances; }
 };
 
 }  // namespace trnsim::hw

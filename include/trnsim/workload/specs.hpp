@@ -29,6 +29,12 @@ struct ModelSpec {
   bool tied_embeddings = false;
   std::int64_t max_positions = 0;  // learned position table size (0 = seq_len)
   std::string source;
+  // Mixture of experts: experts per MLP layer and experts each token is routed to (top-k);
+  // 0 and 0 = a dense model.
+  std::int64_t experts = 0;
+  std::int64_t experts_per_token = 0;
+  bool biases = false;             // linear layers and norms carry biases (GPT, BERT; not Llama)
+  bool is_moe() const { return experts > 0; }
   std::int64_t head_dim() const { return hidden / heads; }
   double parameters() const;       // total trainable parameters (workload/model_math.cpp)
 };

@@ -1,0 +1,36 @@
+#pragma once
+// Hardware and model presets by name: configs/hardware/NAME.json and configs/models/NAME.json
+// under the preset directory (env TRNSIM_CONFIG_DIR, else the source tree's configs/).
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trnsim/hw/specs.hpp"
+#include "trnsim/workload/specs.hpp"
+
+namespace trnsim::config {
+
+// The directory holding hardware/, models/, examples/ and validation/.
+std::string config_dir();
+
+// Preset names, sorted.
+struct PresetList {
+  std::vector<std::string> instances;
+  std::vector<std::string> models;
+};
+PresetList list_presets();
+
+// A validated preset. Throws InputError for an unknown name (listing the known ones) or a bad file.
+hw::InstanceSpec load_instance(const std::string& name);
+workload::ModelSpec load_model(const std::string& name);
+
+// `instances` instances of the preset on the default fabric (non-blocking, switch latency within
+// the EFA latency); instances must be >= 1 and a whole number of UltraServers.
+hw::ClusterSpec load_cluster(const std::string& name, int instances);
+
+// The preset file's JSON, validated; `file` receives its path (for messages).
+nlohmann::json read_instance_json(const std::string& name, std::string* file = nullptr);
+nlohmann::json read_model_json(const std::string& name, std::string* file = nullptr);
+
+}  // namespace trnsim::config

@@ -1,0 +1,38 @@
+// trnsim presets: the instance and model presets, with figures derived from their specs.
+#include <fmt/core.h>
+
+#include "command.hpp"
+#include "trnsim/config/presets.hpp"
+
+namespace trnsim::cli {
+
+void add_presets_command(CLI::App& app, Action& action) {
+  CLI::App* cmd = app.add_subcommand("presets", "List the hardware and model presets");
+  cmd->callback([&action] {
+    action = [] {
+      const config::PresetList list = config::list_presets();
+      fmt::print("instances ({}/hardware):\n", config::config_dir());
+      // Column units: TFLOPS = 1e12 FLOP/s, GiB = 2^30 bytes, GB/s = 1e9 bytes/s, Gbps = 1e9 bits/s.
+      fmt::print("  {:<24} {:>5} {:>6} {:>16} {:>9} {:>17} {:>9}\n", "name", "chips", "ranks",
+                 "BF16 TFLOPS/inst", "HBM GiB", "intra GB/s/chip", "EFA Gbps");
+      for (const auto& name : list.instances) {
+        const hw::InstanceSpec inst = config::load_instance(name);
+        fmt::print("  {:<24} {:>5} {:>6} {:>16.0f} {:>9.0f} {:>17.0f} {:>9.0f}\n", name, inst.chips, inst.ranks(),
+                   inst.peak_flops(hw::Dtype::Bf16) / 1e12, inst.chip.hbm_bytes * inst.chips / 1073741824.0,
+                   inst.intra.bandwidth / 1e9, inst.efa.bandwidth * 8 / 1e9);
+      }
+      fmt::print("\nmodels ({}/models):\n", config::config_dir());
+      fmt::print("  {:<16} {:>12} {:>7} {:>7} {:>6} {:>9}\n", "name", "params (B)", "layers", "hidden", "heads",
+                 "kv_heads");
+      for (const auto& name : list.models) {
+        const workload::ModelSpec m = config::load_model(name);
+        fmt::print("  {:<16} {:>12.2f} {:>7} {:>7} {:>6} {:>9}{}\n", name, m.parameters() / 1e9, m.layers, m.hidden,
+                   m.heads, m.kv_heads,
+                   m.is_moe() ? fmt::format("  (MoE {} experts, top-{})", m.experts, m.experts_per_token) : "");
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace trnsim::cli

@@ -1,0 +1,136 @@
+// The training, parallelism, network and measured objects of an experiment file.
+#include <algorithm>
+#include <limits>
+#include <sstream>
+
+#include <fmt/core.h>
+
+#include "parse.hpp"
+#include "trnsim/config/enums.hpp"
+#include "units.hpp"
+
+namespace trnsim::config::detail {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::max();
+
+template <class E>
+json optional_name(const std::optional<E>& v) {
+  return v ? json(to_string(*v)) : json(nullptr);
+}
+template <class T>
+json optional_value(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+// "tp,dp,pp" in any order, each once.
+bool is_rank_order(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  std::sort(parts.begin(), parts.end());
+  return parts == std::vector<std::string>{"dp", "pp", "tp"};
+}
+
+}  // namespace
+
+workload::TrainingSpec parse_training(ObjectReader r) {
+  r.documentation();
+  workload::TrainingSpec t;
+  t.seq_len = r.integer("seq_len", 1);
+  t.global_batch = r.integer("global_batch", 1);
+  t.micro_batch = r.optional_integer("micro_batch", 1);
+  t.precision = static_cast<workload::Precision>(
+      r.optional_choice("dtype", names_of<workload::Precision>()).value_or(
+          static_cast<std::size_t>(workload::Precision::Bf16)));
+  t.optimizer = static_cast<workload::Optimizer>(
+      r.optional_choice("optimizer", names_of<workload::Optimizer>()).value_or(
+          static_cast<std::size_t>(workload::Optimizer::AdamW)));
+  // PyTorch DDP's default bucket, 25 MB (torch.nn.parallel.DistributedDataParallel bucket_cap_mb).
+  t.gradient_bucket_bytes = r.number_or("gradient_bucket_MB", 25, 1e-6, kInf) * kMB;
+  r.finish();
+  return t;
+}
+
+workload::ParallelismSpec parse_parallelism(ObjectReader r) {
+  r.documentation();
+  workload::ParallelismSpec p;
+  p.tp = r.integer_or("tp", 1, 1);
+  p.pp = r.integer_or("pp", 1, 1);
+  p.dp = r.integer("dp", 1);
+  p.sequence_parallel = r.optional_boolean("sequence_parallel");
+  if (const auto zero = r.optional_integer("zero", 0)) {
+    if (*zero > 1) r.fail_at("zero", fmt::format("expected 0 or 1 (ZeRO-1), found {}", *zero));
+    p.zero = static_cast<int>(*zero);
+  }
+  if (const auto s = r.optional_choice("schedule", names_of<workload::PipelineSchedule>()))
+    p.schedule = static_cast<workload::PipelineSchedule>(*s);
+  p.virtual_stages = r.optional_integer("virtual_stages", 1);
+  if (const auto rc = r.optional_choice("recompute", names_of<workload::Recompute>()))
+    p.recompute = static_cast<workload::Recompute>(*rc);
+  p.rank_order = r.string_or("rank_order", p.rank_order);
+  if (!is_rank_order(p.rank_order))
+    r.fail_at("rank_order", fmt::format("expected tp, dp and pp once each, comma-separated, found \"{}\"",
+                                        p.rank_order));
+  r.finish();
+  return p;
+}
+
+NetworkOptions parse_network(ObjectReader r) {
+  r.documentation();
+  NetworkOptions n;
+  n.model = static_cast<NetworkModelKind>(
+      r.optional_choice("model", names_of<NetworkModelKind>()).value_or(0));
+  // The algorithm names belong to the net layer (net::choose_algorithm), which checks them.
+  n.algorithm = r.string_or("algorithm", n.algorithm);
+  if (n.algorithm.empty()) r.fail_at("algorithm", "expected an algorithm name or \"auto\", found \"\"");
+  r.finish();
+  return n;
+}
+
+Measured parse_measured(ObjectReader r) {
+  Measured m;
+  m.step_time_s = r.number("step_time_s", 1e-12, kInf);
+  m.published = r.string_or("published", "");
+  m.derivation = r.string_or("derivation", "");
+  m.unpublished = r.string_or("unpublished", "");
+  m.note = r.string_or("note", "");
+  r.finish();
+  return m;
+}
+
+json to_json(const workload::TrainingSpec& t) {
+  return json{{"seq_len", t.seq_len},
+              {"global_batch", t.global_batch},
+              {"micro_batch", optional_value(t.micro_batch)},
+              {"dtype", to_string(t.precision)},
+              {"optimizer", to_string(t.optimizer)},
+              {"gradient_bucket_MB", t.gradient_bucket_bytes / kMB}};
+}
+
+json to_json(const workload::ParallelismSpec& p) {
+  return json{{"tp", p.tp},
+              {"pp", p.pp},
+              {"dp", p.dp},
+              {"sequence_parallel", optional_value(p.sequence_parallel)},
+              {"zero", optional_value(p.zero)},
+              {"schedule", optional_name(p.schedule)},
+              {"virtual_stages", optional_value(p.virtual_stages)},
+              {"recompute", optional_name(p.recompute)},
+              {"rank_order", p.rank_order}};
+}
+
+json to_json(const NetworkOptions& n) {
+  return json{{"model", to_string(n.model)}, {"algorithm", n.algorithm}};
+}
+
+json to_json(const Measured& m) {
+  json j{{"step_time_s", m.step_time_s}};
+  // Only the strings the file gave: an empty one was not written.
+  for (const auto& [key, text] : {std::pair{"published", &m.published}, {"derivation", &m.derivation},
+                                  {"unpublished", &m.unpublished}, {"note", &m.note}})
+    if (!text->empty()) j[key] = *text;
+  return j;
+}
+
+}  // namespace trnsim::config::detail

@@ -1,0 +1,81 @@
+#pragma once
+// Reading JSON objects into structs with the location of every value kept, so that each error
+// names the file, the JSON path (RFC 6901 pointer), what was expected and what was found.
+// Contract: every accessor marks its key as known; finish() then rejects any other key.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace trnsim::config::detail {
+
+using nlohmann::json;
+
+// Throws InputError "FILE: PATH: WHAT" (PATH "/" for the document root).
+[[noreturn]] void fail(const std::string& file, const std::string& path, const std::string& what);
+
+// A short rendering of a found value for messages: 12, "eight", null, an object, an array.
+std::string describe(const json& value);
+
+// Appends one key to a JSON pointer, escaping '~' and '/'.
+std::string child_path(const std::string& path, std::string_view key);
+
+class ObjectReader {
+ public:
+  // Throws unless `value` is an object.
+  ObjectReader(const json& value, std::string file, std::string path);
+
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }
+  std::string path_of(std::string_view key) const { return child_path(path_, key); }
+  bool has(std::string_view key) const;                 // present and not null
+  bool present(std::string_view key) const;             // present, possibly null
+  [[noreturn]] void fail_at(std::string_view key, const std::string& what) const;
+
+  // Integers: whole JSON numbers >= `min`. Required ones fail when absent or null.
+  std::int64_t integer(std::string_view key, std::int64_t min);
+  std::int64_t integer_or(std::string_view key, std::int64_t fallback, std::int64_t min);
+  std::optional<std::int64_t> optional_integer(std::string_view key, std::int64_t min);
+
+  // Numbers: any JSON number in [min, max].
+  double number(std::string_view key, double min, double max);
+  double number_or(std::string_view key, double fallback, double min, double max);
+
+  std::string string(std::string_view key);
+  std::string string_or(std::string_view key, std::string fallback);
+  bool boolean_or(std::string_view key, bool fallback);
+  std::optional<bool> optional_boolean(std::string_view key);
+
+  // One of the `names`; returns its index.
+  std::size_t choice(std::string_view key, const std::vector<std::string_view>& names);
+  std::optional<std::size_t> optional_choice(std::string_view key,
+                                             const std::vector<std::string_view>& names);
+
+  ObjectReader object(std::string_view key);
+  std::optional<ObjectReader> optional_object(std::string_view key);
+
+  // The raw value (marked known), or nullptr when absent.
+  const json* raw(std::string_view key);
+
+  // Documentation keys allowed on every object: "source" (string), "sources" (object of strings,
+  // per-field provenance), "notes" (string or array of strings), "description" (string).
+  void documentation();
+  std::string source() const;  // "source", or the "sources" entries joined, or ""
+
+  // Rejects every key no accessor asked for.
+  void finish() const;
+
+ private:
+  const json* find(std::string_view key) const;
+  const json& require(std::string_view key, std::string_view expected);
+  void mark(std::string_view key);
+
+  const json* value_;
+  std::string file_, path_;
+  std::vector<std::string> known_;
+};
+
+}  // namespace trnsim::config::detail

@@ -1,0 +1,142 @@
+// config::load_experiment: read, expand presets, parse, apply --set overrides, validate, resolve.
+#include <fmt/core.h>
+
+#include "json_file.hpp"
+#include "parse.hpp"
+#include "resolve.hpp"
+#include "trnsim/config/experiment.hpp"
+
+namespace trnsim::config {
+namespace detail {
+namespace {
+
+hw::ClusterSpec parse_cluster(ObjectReader r) {
+  hw::ClusterSpec cluster;
+  const std::string name = r.string("instance");
+  cluster.instance = read_instance_fields(r);
+  cluster.instance.name = name;
+  const hw::InstanceSpec& inst = cluster.instance;
+
+  const bool has_count = r.present("count");
+  const bool has_devices = r.present("devices");
+  if (has_count == has_devices)
+    r.fail_at(has_count ? "devices" : "count",
+              has_count ? "give count (instances) or devices (ranks), not both"
+                        : "missing required field (expected count, the number of instances, or devices, "
+                          "the number of ranks)");
+  if (has_count) {
+    cluster.instances = static_cast<int>(r.integer("count", 1));
+  } else {
+    // devices = ranks: GPUs, or logical NeuronCores (trn1 32 per instance, trn2 LNC=2 64).
+    const std::int64_t devices = r.integer("devices", 1);
+    if (devices % inst.ranks() != 0)
+      r.fail_at("devices", fmt::format("{} is not a whole number of {} instances ({} ranks each)", devices,
+                                       name, inst.ranks()));
+    cluster.instances = static_cast<int>(devices / inst.ranks());
+  }
+  const std::string size_key = has_count ? "count" : "devices";
+  if (cluster.instances % inst.ultraserver_instances != 0)
+    r.fail_at(size_key, fmt::format("{} instances is not a whole number of UltraServers ({} instances each)",
+                                    cluster.instances, inst.ultraserver_instances));
+  if (cluster.instances > 1 && inst.nics == 0)
+    r.fail_at(size_key, fmt::format("{} has no EFA network, so it runs as 1 instance only, found {}", name,
+                                    cluster.instances));
+  if (auto fabric = r.optional_object("fabric")) cluster.fabric = parse_fabric(*fabric);
+  r.finish();
+  return cluster;
+}
+
+}  // namespace
+
+Experiment parse_expanded(const json& expanded, const std::string& file) {
+  ObjectReader r(expanded, file, "");
+  Experiment ex;
+  ex.id = r.string_or("id", "");
+  ex.name = r.string_or("name", "");
+  ex.source = r.string_or("source", "");
+  r.documentation();
+  ex.cluster = parse_cluster(r.object("cluster"));
+  if (!r.present("model")) r.fail_at("model", "missing required field (expected a model preset name or object)");
+  ex.model = parse_model(*r.raw("model"), file, "/model");
+  ex.training = parse_training(r.object("training"));
+  ex.parallelism = parse_parallelism(r.object("parallelism"));
+  if (auto network = r.optional_object("network")) ex.network = parse_network(*network);
+  if (r.has("measured")) ex.measured = parse_measured(r.object("measured"));
+  r.raw("measured");  // null: nothing measured
+  r.finish();
+  return ex;
+}
+
+json resolved_json(const json& expanded, const Experiment& ex) {
+  json cluster = to_json(ex.cluster.instance);
+  cluster["instance"] = ex.cluster.instance.name;
+  cluster["count"] = ex.cluster.instances;
+  cluster["fabric"] = to_json(ex.cluster.fabric);
+  json defaults{{"id", ex.id},
+                {"name", ex.name},
+                {"source", ex.source},
+                {"cluster", cluster},
+                {"model", to_json(ex.model)},
+                {"training", to_json(ex.training)},
+                {"parallelism", to_json(ex.parallelism)},
+                {"network", to_json(ex.network)}};
+  if (ex.measured) defaults["measured"] = to_json(*ex.measured);
+  json out = expanded;
+  fill_missing(out, defaults);
+  json& c = out["cluster"];
+  c.erase("devices");
+  c["count"] = ex.cluster.instances;
+  return out;
+}
+
+}  // namespace detail
+
+Experiment parse_experiment(const nlohmann::json& document, const std::string& file,
+                            const std::vector<std::string>& override_texts) {
+  using namespace detail;
+  std::vector<Override> overrides;
+  std::string with_label = file;
+  for (const auto& text : override_texts) {
+    overrides.push_back(parse_override(text, file));
+    with_label += (overrides.size() == 1 ? " (with --set " : ", --set ") + text;
+  }
+  if (!overrides.empty()) with_label += ")";
+
+  // Overrides that choose a preset apply before expansion, so the new preset is expanded (and
+  // the file's partial overrides of the cluster still apply to it).
+  json raw = document;
+  bool preset_overridden = false;
+  for (const auto& o : overrides)
+    if (o.selects_preset()) {
+      apply_override(raw, o, file);
+      preset_overridden = true;
+    }
+
+  const std::string first_label = preset_overridden ? with_label : file;
+  const json expanded = expand_presets(raw, first_label);
+  Experiment ex = parse_expanded(expanded, first_label);
+  json resolved = resolved_json(expanded, ex);
+
+  bool value_overridden = false;
+  for (const auto& o : overrides)
+    if (!o.selects_preset()) {
+      apply_override(resolved, o, file);
+      value_overridden = true;
+    }
+  if (value_overridden) {
+    // Same parse, same checks, on the overridden document.
+    const json reexpanded = expand_presets(resolved, with_label);
+    ex = parse_expanded(reexpanded, with_label);
+    resolved = resolved_json(reexpanded, ex);
+  }
+  validate(ex, overrides.empty() ? file : with_label);
+  ex.file = file;
+  ex.resolved = std::move(resolved);
+  return ex;
+}
+
+Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
+  return parse_experiment(detail::read_json_file(path), path, overrides);
+}
+
+}  // namespace trnsim::config

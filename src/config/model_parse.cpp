@@ -1,0 +1,67 @@
+// A model object (configs/models/*.json, or inline in an experiment) -> workload::ModelSpec.
+#include <fmt/core.h>
+
+#include "parse.hpp"
+#include "trnsim/config/enums.hpp"
+
+namespace trnsim::config::detail {
+
+workload::ModelSpec parse_model(const json& value, const std::string& file, const std::string& path) {
+  ObjectReader r(value, file, path);
+  r.documentation();
+  workload::ModelSpec m;
+  m.name = r.string("name");
+  m.source = r.source();
+  m.arch = static_cast<workload::ModelArch>(
+      r.optional_choice("arch", names_of<workload::ModelArch>()).value_or(0));
+  m.layers = r.integer("layers", 1);
+  m.hidden = r.integer("hidden", 1);
+  m.heads = r.integer("heads", 1);
+  m.kv_heads = r.integer_or("kv_heads", m.heads, 1);  // absent: no grouped-query attention
+  m.ffn_hidden = r.integer("ffn_hidden", 1);
+  m.vocab = r.integer("vocab", 1);
+  m.mlp = static_cast<workload::MlpKind>(r.choice("mlp", names_of<workload::MlpKind>()));
+  m.norm = static_cast<workload::NormKind>(r.choice("norm", names_of<workload::NormKind>()));
+  m.learned_positions = r.boolean_or("learned_positions", false);
+  m.tied_embeddings = r.boolean_or("tied_embeddings", false);
+  m.max_positions = r.integer_or("max_positions", 0, 0);
+  m.biases = r.boolean_or("biases", false);
+  m.experts = r.integer_or("experts", 0, 0);
+  m.experts_per_token = r.integer_or("experts_per_token", 0, 0);
+  r.finish();
+
+  if (m.hidden % m.heads != 0)
+    r.fail_at("heads", fmt::format("{} does not divide hidden ({})", m.heads, m.hidden));
+  if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
+    r.fail_at("kv_heads", fmt::format("{} does not divide heads ({})", m.kv_heads, m.heads));
+  if (m.experts == 0 && m.experts_per_token != 0)
+    r.fail_at("experts_per_token", fmt::format("a dense model (experts 0) routes to no experts, found {}",
+                                               m.experts_per_token));
+  if (m.experts > 0 && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
+    r.fail_at("experts_per_token", fmt::format("expected an integer in [1, {}] (experts), found {}",
+                                               m.experts, m.experts_per_token));
+  if (m.max_positions > 0 && !m.learned_positions)
+    r.fail_at("max_positions", "a position table size needs learned_positions: true");
+  return m;
+}
+
+json to_json(const workload::ModelSpec& m) {
+  return json{{"name", m.name},
+              {"arch", to_string(m.arch)},
+              {"layers", m.layers},
+              {"hidden", m.hidden},
+              {"heads", m.heads},
+              {"kv_heads", m.kv_heads},
+              {"ffn_hidden", m.ffn_hidden},
+              {"vocab", m.vocab},
+              {"mlp", to_string(m.mlp)},
+              {"norm", to_string(m.norm)},
+              {"learned_positions", m.learned_positions},
+              {"tied_embeddings", m.tied_embeddings},
+              {"max_positions", m.max_positions},
+              {"biases", m.biases},
+              {"experts", m.experts},
+              {"experts_per_token", m.experts_per_token}};
+}
+
+}  // namespace trnsim::config::detail

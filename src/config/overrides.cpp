@@ -1,0 +1,67 @@
+// --set PATH=VALUE: a dotted path into the resolved experiment and a JSON (or string) value.
+#include <sstream>
+
+#include <fmt/core.h>
+
+#include "json_reader.hpp"
+#include "resolve.hpp"
+#include "trnsim/error.hpp"
+
+namespace trnsim::config::detail {
+
+bool Override::selects_preset() const {
+  if (keys == std::vector<std::string>{"cluster", "instance"}) return true;
+  return keys == std::vector<std::string>{"model"} && value.is_string();
+}
+
+Override parse_override(const std::string& text, const std::string& file) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(fmt::format("{}: --set {}: expected PATH=VALUE, e.g. parallelism.tp=16", file, text));
+  Override o;
+  o.text = text;
+  std::stringstream in(text.substr(0, eq));
+  for (std::string key; std::getline(in, key, '.');) {
+    if (key.empty())
+      throw InputError(fmt::format("{}: --set {}: empty key in path \"{}\"", file, text, text.substr(0, eq)));
+    o.keys.push_back(key);
+  }
+  if (text.back() == '.')
+    throw InputError(fmt::format("{}: --set {}: empty key in path \"{}\"", file, text, text.substr(0, eq)));
+  const std::string value = text.substr(eq + 1);
+  // JSON when it parses (16, 4.9e3, true, null, "x", {"a":1}), else the text itself.
+  o.value = json::parse(value, nullptr, /*allow_exceptions=*/false);
+  if (o.value.is_discarded()) o.value = value;
+  return o;
+}
+
+void apply_override(json& document, const Override& o, const std::string& file) {
+  json* node = &document;
+  std::string path;
+  for (std::size_t i = 0; i < o.keys.size(); ++i) {
+    const std::string& key = o.keys[i];
+    std::string here = child_path(path, key);
+    const bool last = i + 1 == o.keys.size();
+    if (!node->is_object())
+      throw InputError(fmt::format("{}: --set {}: {} is {}, it has no key \"{}\"", file, o.text,
+                                   path.empty() ? "/" : path, describe(*node), key));
+    auto it = node->find(key);
+    // The resolved cluster gives its size as "count"; "devices" replaces it.
+    if (it == node->end() && last && path == "/cluster" && key == "devices" && node->contains("count")) {
+      node->erase("count");
+      (*node)[key] = o.value;
+      return;
+    }
+    if (it == node->end()) {
+      std::string keys;
+      for (const auto& [k, v] : node->items()) keys += (keys.empty() ? "" : ", ") + k;
+      throw InputError(fmt::format("{}: --set {}: {} does not exist (keys of {}: {})", file, o.text, here,
+                                   path.empty() ? "/" : path, keys));
+    }
+    if (last) *it = o.value;
+    node = &*it;
+    path = std::move(here);
+  }
+}
+
+}  // namespace trnsim::config::detail

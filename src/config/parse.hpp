@@ -1,0 +1,33 @@
+#pragma once
+// JSON object -> spec struct, one function per object of the schema (DESIGN.md, "Experiment
+// file"; configs/hardware/README.md). Each reads its keys through an ObjectReader (which rejects
+// unknown ones in finish()) and checks what one object can check alone; checks across objects
+// live in validation.cpp. to_json_* write the struct back with units in the keys.
+#include <nlohmann/json.hpp>
+
+#include "json_reader.hpp"
+#include "trnsim/config/experiment.hpp"
+
+namespace trnsim::config::detail {
+
+// The instance keys of `r` (everything but "name"); the caller finishes `r`, which may hold more
+// keys (a cluster object holds instance keys as partial overrides of its preset).
+hw::InstanceSpec read_instance_fields(ObjectReader& r);
+hw::InstanceSpec parse_instance_file(const json& document, const std::string& file);
+hw::FabricSpec parse_fabric(ObjectReader r);
+
+workload::ModelSpec parse_model(const json& value, const std::string& file, const std::string& path);
+workload::TrainingSpec parse_training(ObjectReader r);
+workload::ParallelismSpec parse_parallelism(ObjectReader r);
+NetworkOptions parse_network(ObjectReader r);
+Measured parse_measured(ObjectReader r);
+
+json to_json(const hw::InstanceSpec& instance);  // without "name"
+json to_json(const hw::FabricSpec& fabric);
+json to_json(const workload::ModelSpec& model);
+json to_json(const workload::TrainingSpec& training);
+json to_json(const workload::ParallelismSpec& parallelism);
+json to_json(const NetworkOptions& network);
+json to_json(const Measured& measured);
+
+}  // namespace trnsim::config::detail

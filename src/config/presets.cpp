@@ -1,0 +1,106 @@
+// Presets by name: configs/hardware/NAME.json and configs/models/NAME.json.
+#include "trnsim/config/presets.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/core.h>
+
+#include "json_file.hpp"
+#include "parse.hpp"
+#include "trnsim/error.hpp"
+
+#ifndef TRNSIM_SOURCE_CONFIG_DIR
+#error "TRNSIM_SOURCE_CONFIG_DIR must name the source tree's configs/ directory (CMakeLists.txt)"
+#endif
+
+namespace trnsim::config {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> names_in(const std::string& subdir) {
+  std::vector<std::string> names;
+  const fs::path dir = fs::path(config_dir()) / subdir;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());  // directory order is not deterministic
+  return names;
+}
+
+std::string preset_path(const std::string& kind, const std::string& subdir, const std::string& name) {
+  const auto known = names_in(subdir);
+  if (std::find(known.begin(), known.end(), name) == known.end()) {
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw InputError(fmt::format("unknown {} preset \"{}\" (known in {}/{}: {})", kind, name,
+                                 config_dir(), subdir, list.empty() ? "none" : list));
+  }
+  return (fs::path(config_dir()) / subdir / (name + ".json")).string();
+}
+
+// A preset's "name" must be its file name, so that a name always finds one file.
+void check_name(const nlohmann::json& document, const std::string& file, const std::string& name) {
+  const auto it = document.find("name");
+  if (it != document.end() && it->is_string() && it->get<std::string>() != name)
+    detail::fail(file, "/name", fmt::format("expected \"{}\" (the file's name), found \"{}\"", name,
+                                            it->get<std::string>()));
+}
+
+}  // namespace
+
+std::string config_dir() {
+  if (const char* env = std::getenv("TRNSIM_CONFIG_DIR"); env != nullptr && *env != '\0') return env;
+  return TRNSIM_SOURCE_CONFIG_DIR;
+}
+
+PresetList list_presets() { return PresetList{names_in("hardware"), names_in("models")}; }
+
+nlohmann::json read_instance_json(const std::string& name, std::string* file) {
+  const std::string path = preset_path("instance", "hardware", name);
+  nlohmann::json document = detail::read_json_file(path);
+  check_name(document, path, name);
+  detail::parse_instance_file(document, path);  // validates; errors name the preset file
+  if (file != nullptr) *file = path;
+  return document;
+}
+
+nlohmann::json read_model_json(const std::string& name, std::string* file) {
+  const std::string path = preset_path("model", "models", name);
+  nlohmann::json document = detail::read_json_file(path);
+  check_name(document, path, name);
+  detail::parse_model(document, path, "");
+  if (file != nullptr) *file = path;
+  return document;
+}
+
+hw::InstanceSpec load_instance(const std::string& name) {
+  std::string file;
+  const nlohmann::json document = read_instance_json(name, &file);
+  return detail::parse_instance_file(document, file);
+}
+
+workload::ModelSpec load_model(const std::string& name) {
+  std::string file;
+  const nlohmann::json document = read_model_json(name, &file);
+  return detail::parse_model(document, file, "");
+}
+
+hw::ClusterSpec load_cluster(const std::string& name, int instances) {
+  hw::ClusterSpec cluster;
+  cluster.instance = load_instance(name);
+  if (instances < 1) throw InputError(fmt::format("{}: expected at least 1 instance, found {}", name, instances));
+  if (instances % cluster.instance.ultraserver_instances != 0)
+    throw InputError(fmt::format("{}: {} instances is not a whole number of UltraServers ({} instances each)",
+                                 name, instances, cluster.instance.ultraserver_instances));
+  if (instances > 1 && cluster.instance.nics == 0)
+    throw InputError(fmt::format("{}: has no EFA network, so it runs as 1 instance only, found {}", name,
+                                 instances));
+  cluster.instances = instances;
+  return cluster;
+}
+
+}  // namespace trnsim::config

@@ -1,0 +1,78 @@
+// Preset expansion and the JSON merges of the resolved experiment.
+#include "resolve.hpp"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "json_reader.hpp"
+#include "trnsim/config/presets.hpp"
+
+namespace trnsim::config::detail {
+namespace {
+
+std::string known_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+void check_known(const std::vector<std::string>& known, const std::string& name, const char* kind,
+                 const std::string& file, const std::string& path) {
+  if (std::find(known.begin(), known.end(), name) == known.end())
+    fail(file, path, fmt::format("unknown {} preset \"{}\" (known: {})", kind, name, known_list(known)));
+}
+
+}  // namespace
+
+void deep_merge(json& target, const json& patch) {
+  if (!target.is_object() || !patch.is_object()) {
+    target = patch;
+    return;
+  }
+  for (const auto& [key, value] : patch.items()) deep_merge(target[key], value);
+}
+
+void fill_missing(json& target, const json& defaults) {
+  if (!target.is_object() || !defaults.is_object()) return;
+  for (const auto& [key, value] : defaults.items()) {
+    const auto it = target.find(key);
+    if (it == target.end()) target[key] = value;
+    else fill_missing(*it, value);
+  }
+}
+
+json expand_presets(const json& document, const std::string& file) {
+  if (!document.is_object()) fail(file, "", "expected an experiment object, found " + describe(document));
+  json out = document;
+  const PresetList known = list_presets();
+
+  if (out.contains("cluster") && out.at("cluster").is_object()) {
+    json& cluster = out.at("cluster");
+    if (!cluster.contains("instance"))
+      fail(file, "/cluster/instance", "missing required field (expected an instance preset name)");
+    const json& instance = cluster.at("instance");
+    if (!instance.is_string())
+      fail(file, "/cluster/instance", "expected an instance preset name, found " + describe(instance));
+    const auto name = instance.get<std::string>();
+    check_known(known.instances, name, "instance", file, "/cluster/instance");
+    json expanded = read_instance_json(name);
+    expanded.erase("name");         // the cluster names it in "instance"
+    deep_merge(expanded, cluster);  // the experiment's keys override the preset's
+    cluster = std::move(expanded);
+  }
+
+  if (out.contains("model")) {
+    json& model = out.at("model");
+    if (model.is_string()) {
+      const auto name = model.get<std::string>();
+      check_known(known.models, name, "model", file, "/model");
+      model = read_model_json(name);
+    } else if (!model.is_object()) {
+      fail(file, "/model", "expected a model preset name or a model object, found " + describe(model));
+    }
+  }
+  return out;
+}
+
+}  // namespace trnsim::config::detail

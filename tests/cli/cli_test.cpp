@@ -1,0 +1,144 @@
+// The trnsim executable, run as a user runs it: exit codes, stdout and stderr.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch(const std::string& name) {
+  static std::atomic<int> counter{0};
+  return fs::temp_directory_path() /
+         ("trnsim-cli-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" + name);
+}
+
+// Runs `trnsim ARGS` (ARGS already shell-quoted) with stdout and stderr captured.
+Result run(const std::string& args) {
+  const fs::path out = scratch("out"), err = scratch("err");
+  const std::string cmd =
+      std::string("'") + TRNSIM_TEST_BINARY + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+std::string example(const std::string& name) {
+  return std::string(TRNSIM_TEST_SOURCE_DIR) + "/configs/examples/" + name;
+}
+
+}  // namespace
+
+TEST_CASE("cli: --help lists the presets and run subcommands") {
+  const auto r = run("--help");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("presets"));
+  CHECK_THAT(r.out, Catch::Contains("run"));
+}
+
+TEST_CASE("cli: --version prints the version") {
+  const auto r = run("--version");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("0."));
+}
+
+TEST_CASE("cli: presets prints every preset file's name") {
+  const auto r = run("presets");
+  REQUIRE(r.code == 0);
+  int seen = 0;
+  for (const char* dir : {"hardware", "models"})
+    for (const auto& e : fs::directory_iterator(std::string(TRNSIM_TEST_SOURCE_DIR) + "/configs/" + dir)) {
+      const std::string name = e.path().stem().string();
+      INFO(name);
+      CHECK_THAT(r.out, Catch::Contains(name));
+      ++seen;
+    }
+  CHECK(seen >= 21);  // 10 instances + 11 models
+}
+
+TEST_CASE("cli: presets prints trn1.32xlarge's instance totals") {
+  const auto r = run("presets");
+  // trn1-arch.rst: 16 chips, 32 cores, 3,040 TFLOPS BF16, 512 GiB HBM, 384 GB/s NeuronLink, 800 Gbps EFA.
+  const auto line_start = r.out.find("trn1.32xlarge");
+  REQUIRE(line_start != std::string::npos);
+  const std::string line = r.out.substr(line_start, r.out.find('\n', line_start) - line_start);
+  std::istringstream cols(line);
+  std::string name, chips, ranks, tflops, hbm, intra, efa;
+  cols >> name >> chips >> ranks >> tflops >> hbm >> intra >> efa;
+  CHECK(chips == "16");
+  CHECK(ranks == "32");
+  CHECK(tflops == "3040");
+  CHECK(hbm == "512");
+  CHECK(intra == "384");
+  CHECK(efa == "800");
+}
+
+TEST_CASE("cli: run --dry-run prints the resolved experiment with the overridden value") {
+  const auto r = run("run '" + example("tiny-trn1.json") +
+                     "' --dry-run --set parallelism.tp=1 --set parallelism.dp=2 --set cluster.chip.hbm_GiB=64");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["parallelism"]["tp"] == 1);
+  CHECK(j["parallelism"]["dp"] == 2);
+  CHECK(j["cluster"]["chip"]["hbm_GiB"] == 64);
+  CHECK(j["cluster"]["instance"] == "trn1.2xlarge");
+  CHECK(j["model"]["name"] == "tiny-decoder");
+}
+
+TEST_CASE("cli: run without --dry-run says the step simulation is not built yet and exits 2") {
+  const auto r = run("run '" + example("tiny-trn1.json") + "'");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--dry-run"));
+}
+
+TEST_CASE("cli: a bad experiment file exits 2 and names the file and the JSON path") {
+  const fs::path bad = scratch("bad.json");
+  {
+    auto doc = nlohmann::json::parse(slurp(example("tiny-trn1.json")));
+    doc["training"]["seqlen"] = 128;
+    std::ofstream(bad) << doc.dump(2);
+  }
+  const auto r = run("run '" + bad.string() + "' --dry-run");
+  fs::remove(bad);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains(bad.string() + ": /training/seqlen: unknown key"));
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("cli: a bad override exits 2 and names it") {
+  const auto r = run("run '" + example("tiny-trn1.json") + "' --dry-run --set parallelism.tpp=2");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--set parallelism.tpp=2: /parallelism/tpp does not exist"));
+}
+
+TEST_CASE("cli: an unknown option is a usage error, exit 2") {
+  CHECK(run("run --no-such-flag").code == 2);
+}

@@ -1,0 +1,50 @@
+// --set PATH=VALUE overrides on the resolved experiment.
+#include <catch2/catch.hpp>
+
+#include "support.hpp"
+#include "trnsim/config/experiment.hpp"
+
+using namespace trnsim;
+
+TEST_CASE("config: overrides set values of the resolved experiment") {
+  const auto ex = config::parse_experiment(test::small_experiment(), "mem.json",
+                                           {"parallelism.tp=16", "parallelism.dp=2", "model.layers=40",
+                                            "cluster.chip.hbm_bandwidth_GBps=4900"});
+  CHECK(ex.parallelism.tp == 16);
+  CHECK(ex.parallelism.dp == 2);
+  CHECK(ex.model.layers == 40);
+  CHECK(ex.cluster.instance.chip.hbm_bandwidth == Approx(4900e9));
+  CHECK(ex.resolved["parallelism"]["tp"] == 16);
+  CHECK(ex.resolved["cluster"]["chip"]["hbm_bandwidth_GBps"] == 4900);
+}
+
+TEST_CASE("config: an override may set a default the file left out, and a null") {
+  auto ex = config::parse_experiment(test::small_experiment(), "mem.json",
+                                     {"parallelism.schedule=1f1b-interleaved", "network.model=flow"});
+  CHECK(ex.parallelism.schedule == workload::PipelineSchedule::Interleaved);  // VALUE not JSON: a string
+  CHECK(ex.network.model == config::NetworkModelKind::Flow);
+  ex = config::parse_experiment(test::small_experiment(), "mem.json", {"training.micro_batch=null"});
+  CHECK_FALSE(ex.training.micro_batch.has_value());
+}
+
+TEST_CASE("config: an override of the instance preset expands the new preset") {
+  // 2 trn1.32xlarge = 64 cores; TP 8 x DP 8.
+  const auto ex = config::parse_experiment(test::small_experiment(), "mem.json",
+                                           {"cluster.instance=trn1n.32xlarge", "cluster.count=2", "parallelism.dp=8"});
+  CHECK(ex.cluster.instance.name == "trn1n.32xlarge");
+  CHECK(ex.cluster.instances == 2);
+  CHECK(ex.cluster.instance.intra.bandwidth == Approx(768e9));  // trn1n's NeuronLink, not trn1's 384
+}
+
+TEST_CASE("config: an override of the model by name expands the model preset") {
+  const auto ex = config::parse_experiment(test::small_experiment(), "mem.json", {"model=llama3.1-8b"});
+  CHECK(ex.model.name == "llama3.1-8b");
+  CHECK(ex.model.vocab == 128256);  // Llama 3 tokenizer (arXiv 2407.21783)
+}
+
+TEST_CASE("config: cluster.devices replaces the resolved count") {
+  auto doc = test::small_experiment();
+  doc["cluster"] = {{"instance", "dgx-a100-80gb"}, {"devices", 32}};
+  const auto ex = config::parse_experiment(doc, "mem.json", {"cluster.devices=64", "parallelism.dp=8"});
+  CHECK(ex.cluster.instances == 8);  // 64 GPUs / 8 per node
+}

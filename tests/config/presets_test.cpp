@@ -1,0 +1,196 @@
+// Every preset loads, and the figures derived from it match the published instance totals.
+// The totals are written here from shared/data/hardware.md and the AWS/NVIDIA product pages,
+// not read from the JSON.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "support.hpp"
+#include "trnsim/config/presets.hpp"
+
+using namespace trnsim;
+
+namespace {
+constexpr double kGiB = 1073741824.0;
+double hbm_GiB(const hw::InstanceSpec& i) { return i.chip.hbm_bytes * i.chips / kGiB; }
+double efa_Gbps(const hw::InstanceSpec& i) { return i.efa.bandwidth * 8 / 1e9; }
+double tflops(const hw::InstanceSpec& i, hw::Dtype d) { return i.peak_flops(d) / 1e12; }
+}  // namespace
+
+TEST_CASE("presets: the required instance and model presets exist and all load") {
+  const auto list = config::list_presets();
+  for (const char* name : {"trn1.2xlarge", "trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge", "trn2u.48xlarge",
+                           "trn3-gen1-ultraserver", "trn3-gen2-ultraserver", "dgx-a100-80gb", "p4d.24xlarge",
+                           "p5.48xlarge"}) {
+    INFO(name);
+    CHECK(std::count(list.instances.begin(), list.instances.end(), name) == 1);
+  }
+  for (const char* name : {"gpt3-175b", "gpt3-23b", "gpt3-46b", "llama2-7b", "llama2-13b", "llama2-70b",
+                           "llama3.1-8b", "llama3.1-70b", "llama3.1-405b", "mixtral-8x7b", "bert-large"}) {
+    INFO(name);
+    CHECK(std::count(list.models.begin(), list.models.end(), name) == 1);
+  }
+  for (const auto& name : list.instances) {
+    INFO(name);
+    const auto inst = config::load_instance(name);
+    CHECK(inst.name == name);
+    CHECK_FALSE(inst.source.empty());
+    CHECK_FALSE(inst.calibration.source.empty());
+  }
+  for (const auto& name : list.models) {
+    INFO(name);
+    CHECK_FALSE(config::load_model(name).source.empty());
+  }
+}
+
+TEST_CASE("presets: every calibration constant of every hardware file states its provenance") {
+  for (const auto& name : config::list_presets().instances) {
+    INFO(name);
+    const auto doc = config::read_instance_json(name);
+    const auto& cal = doc.at("calibration");
+    for (const char* key : {"matmul_efficiency", "vector_efficiency", "hbm_efficiency", "task_overhead_us",
+                            "collective_startup_us", "collective_step_us", "comm_compute_slowdown"}) {
+      INFO(key);
+      REQUIRE(cal.contains("sources"));
+      CHECK(cal["sources"].contains(key));
+    }
+  }
+}
+
+TEST_CASE("presets: trn1.32xlarge matches its published instance totals") {
+  // trn1-arch.rst: 16 chips, 32 NeuronCores, 3,040 TFLOPS BF16, 760 FP32, 512 GiB HBM at 13,120 GiB/s,
+  // 800 Gbps EFA, NeuronLink-v2 384 GB/s per chip in a 4x4 torus.
+  const auto i = config::load_instance("trn1.32xlarge");
+  CHECK(i.chips == 16);
+  CHECK(i.chips * i.chip.physical_cores == 32);
+  CHECK(i.ranks() == 32);
+  CHECK(tflops(i, hw::Dtype::Bf16) == Approx(3040));
+  CHECK(tflops(i, hw::Dtype::Fp32) == Approx(760));
+  CHECK(hbm_GiB(i) == Approx(512));
+  CHECK(i.chip.hbm_bandwidth * i.chips / kGiB == Approx(13120).epsilon(1e-4));
+  CHECK(efa_Gbps(i) == Approx(800));
+  CHECK(i.intra.bandwidth == Approx(384e9));
+  CHECK(i.topology == hw::IntraTopology::Torus2D);
+  CHECK(i.torus_x * i.torus_y == 16);
+  CHECK(i.calibration.comm_compute_slowdown == 1.0);  // dedicated collective cores
+}
+
+TEST_CASE("presets: trn1n.32xlarge doubles trn1's NeuronLink and EFA") {
+  const auto i = config::load_instance("trn1n.32xlarge");  // trn1-arch.rst: 768 GB/s, 1,600 Gbps
+  CHECK(i.intra.bandwidth == Approx(768e9));
+  CHECK(efa_Gbps(i) == Approx(1600));
+  CHECK(tflops(i, hw::Dtype::Bf16) == Approx(3040));
+}
+
+TEST_CASE("presets: trn1.2xlarge is one chip with no EFA") {
+  const auto i = config::load_instance("trn1.2xlarge");
+  CHECK(i.chips == 1);
+  CHECK(i.ranks() == 2);
+  CHECK(tflops(i, hw::Dtype::Bf16) == Approx(190));
+  CHECK(hbm_GiB(i) == Approx(32));
+  CHECK(i.nics == 0);
+  CHECK_THAT(test::input_error([] { config::load_cluster("trn1.2xlarge", 2); }), Catch::Contains("no EFA"));
+}
+
+TEST_CASE("presets: trn2.48xlarge matches its published instance totals") {
+  // trn2-arch.rst / trainium2.rst: 16 chips x 667 = 10,672 TFLOPS BF16, x 1,299 = 20,784 FP8 (20.8 PFLOPS),
+  // 16 x 96 GiB = 1.5 TiB HBM at 16 x 2.9 = 46.4 TB/s, 128 NeuronCores (64 logical at LNC=2), 3,200 Gbps EFA.
+  const auto i = config::load_instance("trn2.48xlarge");
+  CHECK(tflops(i, hw::Dtype::Bf16) == Approx(10672));
+  CHECK(tflops(i, hw::Dtype::Fp8) == Approx(20784));
+  CHECK(hbm_GiB(i) == Approx(1.5 * 1024));
+  CHECK(i.chip.hbm_bandwidth * i.chips == Approx(46.4e12));
+  CHECK(i.chips * i.chip.physical_cores == 128);
+  CHECK(i.ranks() == 64);
+  CHECK(efa_Gbps(i) == Approx(3200));
+  CHECK(i.intra.bandwidth == Approx(1024e9));
+}
+
+TEST_CASE("presets: a Trn2 UltraServer is 4 trn2u.48xlarge with 64 chips") {
+  // trn2-arch.rst: 4 instances, 64 chips, 256 GB/s per chip between instances; 64 x 1,299 = 83.1 PFLOPS FP8.
+  const auto c = config::load_cluster("trn2u.48xlarge", 4);
+  CHECK(c.instance.ultraserver_instances == 4);
+  CHECK(c.chips() == 64);
+  CHECK(c.instance.ultraserver_link.bandwidth == Approx(256e9));
+  CHECK(tflops(c.instance, hw::Dtype::Fp8) * c.instances == Approx(83136));
+  CHECK_THAT(test::input_error([] { config::load_cluster("trn2u.48xlarge", 6); }),
+             Catch::Contains("whole number of UltraServers"));
+}
+
+TEST_CASE("presets: Trn3 UltraServers hold 64 (Gen1) and 144 (Gen2) chips") {
+  // trn3-arch.rst: Gen1 4 servers x 16 chips, EFA 12,800 Gbps; Gen2 36 servers x 4 chips, EFA 28,800 Gbps;
+  // trainium3.rst: 671 TFLOPS BF16, 2,517 MXFP8, 144 GiB per chip.
+  const auto g1 = config::load_instance("trn3-gen1-ultraserver");
+  const auto g2 = config::load_instance("trn3-gen2-ultraserver");
+  CHECK(g1.chips * g1.ultraserver_instances == 64);
+  CHECK(g2.chips * g2.ultraserver_instances == 144);
+  CHECK(efa_Gbps(g1) * g1.ultraserver_instances == Approx(12800));
+  CHECK(efa_Gbps(g2) * g2.ultraserver_instances == Approx(28800));
+  CHECK(tflops(g2, hw::Dtype::Fp8) * g2.ultraserver_instances == Approx(144 * 2517));
+  CHECK(hbm_GiB(g1) * g1.ultraserver_instances == Approx(64 * 144));
+  CHECK(g1.topology == hw::IntraTopology::Switched);
+  CHECK(g1.intra.bandwidth == Approx(256e9));
+  CHECK(g1.ultraserver_link.bandwidth == Approx(320e9));
+  CHECK(g1.inter_rack_link.bandwidth == Approx(128e9));
+}
+
+TEST_CASE("presets: GPU systems match their published totals") {
+  // DGX A100 640GB: 8 x 312 = 2,496 TFLOPS BF16, 640 GB HBM, 8 x 200 Gb/s InfiniBand, NVLink 600 GB/s
+  // both directions. p4d.24xlarge: 320 GB HBM, 400 Gbps EFA. p5.48xlarge: 8 x 989 TFLOPS, 640 GB, 3,200 Gbps.
+  const auto dgx = config::load_instance("dgx-a100-80gb");
+  CHECK(dgx.chip.family == hw::Family::Gpu);
+  CHECK(dgx.chip.physical_cores == 1);
+  CHECK(dgx.ranks() == 8);
+  CHECK(tflops(dgx, hw::Dtype::Bf16) == Approx(2496));
+  CHECK(hbm_GiB(dgx) == Approx(640));
+  CHECK(efa_Gbps(dgx) == Approx(1600));
+  CHECK(2 * dgx.intra.bandwidth == Approx(600e9));
+  CHECK(dgx.topology == hw::IntraTopology::NvSwitch);
+  CHECK(dgx.calibration.comm_compute_slowdown > 1.0);  // NCCL runs on SMs
+  const auto p4d = config::load_instance("p4d.24xlarge");
+  CHECK(hbm_GiB(p4d) == Approx(320));
+  CHECK(efa_Gbps(p4d) == Approx(400));
+  CHECK(tflops(p4d, hw::Dtype::Bf16) == Approx(2496));
+  const auto p5 = config::load_instance("p5.48xlarge");
+  CHECK(tflops(p5, hw::Dtype::Bf16) == Approx(8 * 989));
+  CHECK(hbm_GiB(p5) == Approx(640));
+  CHECK(efa_Gbps(p5) == Approx(3200));
+  CHECK(2 * p5.intra.bandwidth == Approx(900e9));
+}
+
+TEST_CASE("presets: an unknown preset name lists the known ones") {
+  const auto msg = test::input_error([] { config::load_instance("trn9"); });
+  CHECK_THAT(msg, Catch::StartsWith("unknown instance preset \"trn9\""));
+  CHECK_THAT(msg, Catch::Contains("trn2.48xlarge"));
+}
+
+TEST_CASE("presets: TRNSIM_CONFIG_DIR points preset lookup at another directory") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "trnsim-config-dir-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "hardware");
+  fs::create_directories(dir / "models");
+  fs::copy_file(test::source_path("configs/hardware/trn1.32xlarge.json"), dir / "hardware/trn1.32xlarge.json");
+  ::setenv("TRNSIM_CONFIG_DIR", dir.c_str(), 1);
+  const auto list = config::list_presets();
+  ::unsetenv("TRNSIM_CONFIG_DIR");
+  fs::remove_all(dir);
+  CHECK(list.instances == std::vector<std::string>{"trn1.32xlarge"});
+  CHECK(list.models.empty());
+}
+
+TEST_CASE("presets: a preset whose name differs from its file is rejected") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "trnsim-config-name-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "hardware");
+  fs::copy_file(test::source_path("configs/hardware/trn1.32xlarge.json"), dir / "hardware/other.json");
+  ::setenv("TRNSIM_CONFIG_DIR", dir.c_str(), 1);
+  const auto msg = test::input_error([] { config::load_instance("other"); });
+  ::unsetenv("TRNSIM_CONFIG_DIR");
+  fs::remove_all(dir);
+  CHECK(msg == (dir / "hardware/other.json").string() +
+                   ": /name: expected \"other\" (the file's name), found \"trn1.32xlarge\"");
+}
