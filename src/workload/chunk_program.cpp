@@ -52,7 +52,9 @@ std::vector<Segment> cut_segments(const Steps& steps, const std::vector<Gradient
   std::size_t mark = 0;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
-    if (s.kind == Step::Kind::TpCollective) {
+    if (s.kind == Step::Kind::Cut) {
+      flush();
+    } else if (s.kind == Step::Kind::TpCollective) {
       flush();
       Segment seg;
       seg.collective = true;
@@ -73,7 +75,7 @@ std::vector<Segment> cut_segments(const Steps& steps, const std::vector<Gradient
     for (; mark < marks.size() && marks[mark].step == i; ++mark) {
       if (!pending.kernels.empty()) {
         pending_seg.gradient_params += marks[mark].params;
-      } else {
+      } else if (!out.empty()) {
         out.back().gradient_params += marks[mark].params;
       }
     }

@@ -51,9 +51,8 @@ class Emitter {
     out_.push_back(std::move(s));
   }
   void collective(CollectiveOp op, double bytes) {
-    if (c_.d.tp == 1) return;
     Step s;
-    s.kind = Step::Kind::TpCollective;
+    s.kind = c_.d.tp == 1 ? Step::Kind::Cut : Step::Kind::TpCollective;
     s.category = cat_;
     s.layer = layer_;
     s.op = op;
@@ -65,6 +64,10 @@ class Emitter {
   // leaving it reduce-scatters it (all-reduce without).
   void enter_region() {
     if (c_.sequence_parallel) collective(CollectiveOp::AllGather, full_activation());
+  }
+  // The cross-entropy all-reduce: no task boundary of its own at tp = 1.
+  void loss_collective(double bytes) {
+    if (c_.d.tp > 1) collective(CollectiveOp::AllReduce, bytes);
   }
   void leave_region() {
     collective(c_.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, full_activation());
@@ -283,7 +286,7 @@ void head_forward(const StepContext& c, Steps& out) {
   // Vocabulary-parallel cross-entropy: per-token max, target logit and sum of exponentials are
   // all-reduced over TP (Megatron-LM: three fp32 all-reduces of T values, one call here).
   em.kernel(elementwise("loss", OpClass::Loss, 4 * logits, logits, logits * (e + 4)));
-  em.collective(CollectiveOp::AllReduce, 3 * 4 * dbl(t));
+  em.loss_collective(3 * 4 * dbl(t));
 }
 
 void head_backward(const StepContext& c, Steps& out) {

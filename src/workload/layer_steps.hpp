@@ -13,7 +13,9 @@
 namespace trnsim::workload {
 
 struct Step {
-  enum class Kind : std::uint8_t { Kernel, TpCollective };
+  // Cut: a task boundary where a tensor-parallel collective stands when tp > 1, kept at tp = 1
+  // so that tasks have the same granularity (and layer attribution) with and without TP.
+  enum class Kind : std::uint8_t { Kernel, TpCollective, Cut };
   Kind kind = Kind::Kernel;
   Category category = Category::Forward;
   std::int32_t layer = -1;
