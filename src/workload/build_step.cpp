@@ -43,6 +43,12 @@ class Builder {
     first_.assign(sims_.size() * units, kNone);
     last_ = first_;
     send_ = first_;
+    std::size_t per_pipeline = 0;  // tasks of one rank of each stage, to reserve once
+    for (const auto& prog : programs_) per_pipeline += prog.fwd.size() + prog.bwd.size() + 2;
+    const std::size_t estimate =
+        per_pipeline * idx(plan_.micro_batches) * sims_.size() / idx(plan_.pp) + 64 * sims_.size();
+    graph_.tasks.reserve(estimate);
+    edges_.reserve(estimate + estimate / 8);
     for (std::size_t si = 0; si < sims_.size(); ++si) emit_rank(si);
     link_pipeline();
     finish();

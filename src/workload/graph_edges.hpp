@@ -10,6 +10,7 @@ namespace trnsim::workload {
 class EdgeList {
  public:
   void add(TaskId from, TaskId to) { edges_.emplace_back(from, to); }
+  void reserve(std::size_t n) { edges_.reserve(n); }
   // Contract: every id < graph.tasks.size(). Successors of a task keep insertion order. O(E + V).
   void to_csr(StepGraph& graph) const;
 
