@@ -1,41 +1,64 @@
-// Closed-form sizes of a transformer from its shape.
-#include "trnsim/workload/specs.hpp"
+#include "trnsim/workload/model_math.hpp"
+
+#include <algorithm>
 
 namespace trnsim::workload {
 
-// Trainable parameters, counted as Megatron-LM / Hugging Face models hold them:
-//   embeddings     V*h, plus max_positions*h for a learned position table
-//   per layer      attention q,o 2*h^2 and k,v 2*h*kv_heads*head_dim;
-//                  MLP 2*h*f (GELU) or 3*h*f (SwiGLU: gate, up, down), times `experts` for MoE,
-//                  plus the router h*experts;
-//                  two norms (LayerNorm weight+bias 2h, RMSNorm weight h);
-//                  biases when `biases`: q,k,v,o outputs and the MLP's hidden and output widths
-//   final norm     decoders after the last layer; encoders (BERT) after the embeddings instead
-//   output head    V*h unless tied to the embeddings
-// BERT's pooler and pre-training heads are not counted (they are not part of the encoder).
-// Checked in tests/config against published sizes (Llama 2 7B 6.74B, GPT-3 174.6B, ...).
-double ModelSpec::parameters() const {
-  const double h = static_cast<double>(hidden);
-  const double f = static_cast<double>(ffn_hidden);
-  const double v = static_cast<double>(vocab);
-  const double kv_width = static_cast<double>(kv_heads * head_dim());
-  const double norm_params = norm == NormKind::LayerNorm ? 2 * h : h;
-
-  double attention = 2 * h * h + 2 * h * kv_width;
-  if (biases) attention += 2 * h + 2 * kv_width;
-
-  const bool gated = mlp == MlpKind::SwiGlu;
-  double expert_mlp = (gated ? 3 : 2) * h * f;
-  if (biases) expert_mlp += (gated ? 2 : 1) * f + h;
-  double mlp_total = expert_mlp;
-  if (experts > 0) mlp_total = static_cast<double>(experts) * expert_mlp + h * static_cast<double>(experts);
-
-  const double per_layer = attention + mlp_total + 2 * norm_params;
-
-  double embeddings = v * h;
-  if (learned_positions) embeddings += static_cast<double>(max_positions) * h;
-  const double head = tied_embeddings ? 0 : v * h;
-  return embeddings + static_cast<double>(layers) * per_layer + norm_params + head;
+LayerDims layer_dims(const ModelSpec& model, std::int64_t tp) {
+  LayerDims d;
+  d.tp = tp;
+  d.hidden = model.hidden;
+  d.head_dim = model.head_dim();
+  d.heads = model.heads / tp;
+  const std::int64_t kv = model.kv_heads > 0 ? model.kv_heads : model.heads;
+  d.kv_heads = std::max<std::int64_t>(1, kv / tp);
+  d.ffn = model.ffn_hidden / tp;
+  d.vocab = (model.vocab + tp - 1) / tp;
+  d.swiglu = model.mlp == MlpKind::SwiGlu;
+  d.rmsnorm = model.norm == NormKind::RmsNorm;
+  d.biases = model.biases;
+  d.experts = model.experts;
+  d.dropout = model.norm == NormKind::LayerNorm;
+  d.causal = model.arch == ModelArch::Decoder;
+  d.rotary = !model.learned_positions;
+  return d;
 }
+
+double norm_parameters(const LayerDims& d) {
+  // LayerNorm: gain and bias; RMSNorm: gain only.
+  return static_cast<double>(d.hidden) * (d.rmsnorm ? 1 : 2);
+}
+
+double layer_parameters(const LayerDims& d) {
+  const auto h = static_cast<double>(d.hidden);
+  const auto q = static_cast<double>(d.q_width());
+  const auto kv = static_cast<double>(d.kv_width());
+  const auto f = static_cast<double>(d.ffn);
+  double p = h * (q + 2 * kv) + q * h;  // QKV (column-parallel) and output (row-parallel)
+  double mlp = (d.swiglu ? 3 : 2) * h * f;  // gate+up (column-parallel) and down (row-parallel)
+  if (d.biases) {
+    p += (q + 2 * kv) + h;                   // QKV and output biases (row-parallel: replicated)
+    mlp += (d.swiglu ? 2 : 1) * f + h;
+  }
+  // Mixture of experts: every expert holds a whole MLP, plus the router (h x experts).
+  if (d.experts > 0) mlp = static_cast<double>(d.experts) * mlp + h * static_cast<double>(d.experts);
+  return p + mlp + 2 * norm_parameters(d);
+}
+
+double embedding_parameters(const LayerDims& d, std::int64_t positions, bool learned_positions) {
+  const auto h = static_cast<double>(d.hidden);
+  return static_cast<double>(d.vocab) * h + (learned_positions ? static_cast<double>(positions) * h : 0.0);
+}
+
+double parameter_count(const ModelSpec& model, std::int64_t positions) {
+  const LayerDims d = layer_dims(model, 1);
+  double p = static_cast<double>(model.layers) * layer_parameters(d);
+  p += embedding_parameters(d, positions, model.learned_positions);
+  p += norm_parameters(d);  // final norm
+  if (!model.tied_embeddings) p += static_cast<double>(d.vocab) * static_cast<double>(d.hidden);
+  return p;
+}
+
+double ModelSpec::parameters() const { return parameter_count(*this, max_positions); }
 
 }  // namespace trnsim::workload

@@ -2,6 +2,7 @@
 // One kernel's work, hardware-independent: what the workload layer asks of a core. The cost layer
 // turns it into time per engine (cost::ComputeModel).
 #include <cstdint>
+#include <string>
 
 namespace trnsim::cost {
 
@@ -18,15 +19,28 @@ enum class OpClass : std::uint8_t {
 };
 inline constexpr int kOpClassCount = 8;
 
+// Causal masking of a product whose rows (m) are sequence positions: row i only meets the first
+// i+1 positions of the other sequence dimension, so tiles above the diagonal are skipped.
+enum class CausalDim : std::uint8_t {
+  None,
+  N,  // the sequence dimension is n (scores S = Q K^T: m = n = s)
+  K,  // the sequence dimension is the contraction k (O = P V: m = k = s)
+};
+
 // One kernel's work, hardware-independent; cost::ComputeModel turns it into time per engine.
 struct Kernel {
+  std::string name;            // "qkv", "attn_scores", "fc1_wgrad", ... (reports, debugging)
   OpClass op = OpClass::Elementwise;
   // Tensor-engine part: `batch` independent products C[m x n] = A[m x k] * B[k x n].
   std::int64_t m = 0, n = 0, k = 0, batch = 0;
+  CausalDim causal = CausalDim::None;
   double vector_elements = 0;  // element operations on the vector engine (GPU: CUDA cores)
   double scalar_elements = 0;  // transcendental element operations on the scalar engine (exp, gelu)
   double hbm_bytes = 0;        // bytes read + written in HBM
-  double flops = 0;            // useful FLOPs (2mnk per product + elementwise), for MFU/HFU
+  // Tensor-engine FLOPs as MFU counts them: 2mnk per product, dense (a causal product still
+  // counts its full m x n: the Megatron-LM convention 24Bsh^2(1 + s/6h) per layer). Elementwise
+  // work is not counted here; it is in vector_elements / scalar_elements.
+  double flops = 0;
   bool low_precision = true;   // runs at the training dtype's matmul rate (false: fp32)
 };
 

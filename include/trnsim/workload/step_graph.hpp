@@ -6,8 +6,23 @@
 // Scale: identical ranks may be simulated once. A StepGraph lists the *simulated* ranks; every
 // collective names the full groups of real ranks it involves (the network carries all their
 // traffic), so the links still see every flow that crosses them.
+//
+// Conventions (workload::build_step; the replay executor relies on them):
+// - Order on a rank: every task of a simulated rank except Transfer and DpComm collectives is
+//   chained to the rank's previous such task by an explicit dependency edge, in pipeline-schedule
+//   order. The executor needs only dependency counting and one-task-at-a-time streams; it never
+//   orders tasks by id.
+// - A collective call may involve several simulated ranks (full builds; the tied-embedding sync
+//   between the first and last stage): all tasks with the same `call` form one call. The call
+//   starts when all of them are ready and they all finish together. Collective entries are shared
+//   descriptions (op, bytes, groups): many calls point at one entry through Task::index.
+// - Transfer tasks belong to the sender, on its PpComm stream; the receiver's consumer task is
+//   among their successors.
+// - DP gradient buckets (DpComm) depend on the backward task that completes their last gradient
+//   and are chained in launch order; the optimizer task depends on the last bucket.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trnsim/cost/kernel.hpp"
@@ -57,8 +72,9 @@ struct Task {
   std::int32_t micro_batch = -1;  // -1 when not per micro-batch
   std::int32_t stage = 0;         // pipeline stage of `rank`
   std::uint32_t index = 0;        // Compute: into StepGraph::works; Collective: into collectives
+  std::uint32_t call = 0;         // Collective: call id in [0, StepGraph::calls), shared by members
   // Transfer (pipeline send/recv): from `rank` to `peer`, `bytes`. Its successors on the peer
-  // model the receive; extra_groups lists identical replica transfers as (src, dst) pairs.
+  // model the receive; StepGraph::replica_transfers lists identical replicas.
   std::int32_t peer = -1;
   double bytes = 0;
   std::uint32_t deps = 0;         // number of predecessors
@@ -76,6 +92,8 @@ struct StepGraph {
   // Replica transfers for Transfer tasks by symmetry: for task t, replica_transfers[t] lists
   // (src, dst) pairs that move the same bytes at the same time. Empty when not symmetric.
   std::vector<std::vector<std::pair<std::int32_t, std::int32_t>>> replica_transfers;
+  std::uint32_t calls = 0;                  // number of distinct collective calls (Task::call)
+  std::vector<std::string> findings;        // layout findings (a TP group spanning instances)
 };
 
 }  // namespace trnsim::workload

@@ -1,0 +1,62 @@
+#pragma once
+// Memory per rank, per pipeline stage (every rank of a stage holds the same). Bytes throughout.
+//
+// Model state: parameters p of the stage's TP shard (layers L/pp, plus the vocabulary-parallel
+// embedding on the first stage and final norm + LM head on the last; a tied head on a separate
+// last stage holds its own copy, as in Megatron-LM). weights = p * weight_bytes, gradients =
+// p * gradient_bytes, optimizer = p * optimizer_bytes / (dp under ZeRO-1, else 1); for bf16 Adam
+// that is 2 + 2 + 12 bytes per parameter (ZeRO paper's 16).
+//
+// Activations per layer and micro-batch (Korthikanti et al. 2022, "Reducing Activation
+// Recomputation in Large Transformer Models", generalised): with T = b s tokens, e the activation
+// element size, t = tp, sigma = 1/t under sequence parallelism else 1, masks 1 byte:
+//   kept  = sigma (2 e T h [two norm inputs] + e T h [QKV input] + e T h [fc1 input]
+//                  + 2 T h [dropout masks, LayerNorm models only])
+//         + e T q_r [Q] + 2 e T kv_r [K, V] + e T q_r [attention output]
+//         + e T f_r (2 for GELU: fc1 output, GELU output; 3 for SwiGLU: gate+up, product)
+//   none adds the attention probabilities: b a_r s^2 (e [softmax] + 1 [mask] + e [dropout out]),
+//        (e only without dropout)
+//   selective: kept;  full: sigma e T h (the layer input only)
+// For GPT (q = kv = h, f = 4h, dropout, e = 2) this is sbh (10 + 24/t + 5 a s/(h t)) without SP
+// and sbh/t (34 + 5 a s / h) with SP: the paper's equations.
+// A stage holds the activations of its peak number of units in flight under the schedule
+// (peak_units_in_flight) times the layers of a chunk; full recompute adds one layer's kept
+// activations (the layer being recomputed).
+// Embedding/logits buffers: the first stage's embedding output (sigma e T h) per unit in flight;
+// the last stage's final-norm input (sigma e T h) and logits plus fp32 softmax (T V_r (e + 4))
+// per head unit in flight.
+// Workspace: one layer's kept activations (backward gradient buffers) plus the largest TP
+// collective buffer (2 e T h: the SP backward's double all-gather).
+#include <cstdint>
+#include <vector>
+
+#include "trnsim/workload/plan.hpp"
+#include "trnsim/workload/specs.hpp"
+
+namespace trnsim::workload {
+
+struct StageMemory {
+  std::int64_t stage = 0;
+  double parameters = 0;  // count, one rank's shard
+  double weights = 0, gradients = 0, optimizer = 0, activations = 0, embedding_logits = 0, workspace = 0;
+  std::int64_t units_in_flight = 0;  // micro-batch x chunk units whose activations are held at peak
+  double total() const { return weights + gradients + optimizer + activations + embedding_logits + workspace; }
+};
+
+struct MemoryEstimate {
+  std::vector<StageMemory> stages;  // index = pipeline stage
+  // The stage with the largest total (first on ties).
+  const StageMemory& peak() const;
+};
+
+// Parameters of one rank of `stage` (count).
+double stage_parameters(const ModelSpec& model, const Plan& plan, std::int64_t positions, std::int64_t stage);
+// Activation bytes of one layer for one micro-batch on one rank under `mode`.
+double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const TrainingSpec& training,
+                              Recompute mode);
+// Contract: every optional resolved (else InputError naming it); the caller compares with the
+// rank's HBM share. O(pp * micro_batches).
+MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& training,
+                               const ParallelismSpec& parallelism);
+
+}  // namespace trnsim::workload

@@ -1,0 +1,417 @@
+#include "trnsim/workload/build_step.hpp"
+
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "chunk_program.hpp"
+#include "graph_edges.hpp"
+#include "trnsim/workload/memory.hpp"
+#include "trnsim/workload/model_math.hpp"
+#include "trnsim/workload/pipeline_schedule.hpp"
+#include "trnsim/workload/plan.hpp"
+
+namespace trnsim::workload {
+namespace {
+
+constexpr TaskId kNone = std::numeric_limits<TaskId>::max();
+using I32 = std::int32_t;
+using I64 = std::int64_t;
+
+I32 i32(I64 v) { return static_cast<I32>(v); }
+double dbl(I64 v) { return static_cast<double>(v); }
+std::size_t idx(I64 v) { return static_cast<std::size_t>(v); }
+
+// Which group a collective runs on; selects both the call matching and the replica groups.
+enum class GroupKind : int { Tp, Dp, Tied };
+
+class Builder {
+ public:
+  Builder(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& par, const BuildOptions& opts)
+      : model_(model), training_(training), opts_(opts),
+        plan_(make_plan(model, training, par, opts.total_ranks)),
+        layout_(plan_.tp, plan_.dp, plan_.pp, plan_.rank_order),
+        dims_(layer_dims(model, plan_.tp)),
+        virtual_count_(plan_.pp * plan_.virtual_stages),
+        positions_(model.max_positions > 0 ? model.max_positions : training.seq_len) {}
+
+  StepGraph run() {
+    build_programs();
+    choose_simulated_ranks();
+    group_calls_.resize(idx(plan_.dp * plan_.pp + plan_.tp * plan_.pp + plan_.tp * plan_.dp));
+    const std::size_t units = idx(2 * plan_.virtual_stages * plan_.micro_batches);
+    first_.assign(sims_.size() * units, kNone);
+    last_ = first_;
+    send_ = first_;
+    std::size_t per_pipeline = 0;  // tasks of one rank of each stage, to reserve once
+    for (const auto& prog : programs_) per_pipeline += prog.fwd.size() + prog.bwd.size() + 2;
+    const std::size_t estimate =
+        per_pipeline * idx(plan_.micro_batches) * sims_.size() / idx(plan_.pp) + 64 * sims_.size();
+    graph_.tasks.reserve(estimate);
+    edges_.reserve(estimate + estimate / 8);
+    for (std::size_t si = 0; si < sims_.size(); ++si) emit_rank(si);
+    link_pipeline();
+    finish();
+    return std::move(graph_);
+  }
+
+ private:
+  struct Programs {
+    std::vector<Segment> fwd, bwd;
+  };
+
+  StepContext context() const {
+    StepContext c;
+    c.d = dims_;
+    c.micro_batch = plan_.micro_batch;
+    c.seq_len = training_.seq_len;
+    c.act_bytes = activation_bytes(training_.precision);
+    c.sequence_parallel = plan_.sequence_parallel && plan_.tp > 1;
+    c.recompute = plan_.recompute;
+    c.learned_positions = model_.learned_positions;
+    return c;
+  }
+
+  double head_params() const {
+    double p = norm_parameters(dims_);
+    if (!model_.tied_embeddings || plan_.pp > 1) p += dbl(dims_.vocab) * dbl(dims_.hidden);
+    return p;
+  }
+
+  void build_programs() {
+    const StepContext c = context();
+    const I64 per_chunk = plan_.layers_per_chunk(model_.layers);
+    WorkTable table(graph_.works);
+    programs_.resize(idx(virtual_count_));
+    for (I64 vs = 0; vs < virtual_count_; ++vs) {
+      Steps fwd, bwd;
+      std::vector<GradientMark> marks;
+      const I64 first_layer = vs * per_chunk;
+      if (vs == 0) embedding_forward(c, fwd);
+      for (I64 l = first_layer; l < first_layer + per_chunk; ++l) layer_forward(c, i32(l), Category::Forward, fwd);
+      if (vs == virtual_count_ - 1) {
+        head_forward(c, fwd);
+        head_backward(c, bwd);
+        marks.push_back({bwd.size() - 1, head_params()});
+      }
+      for (I64 l = first_layer + per_chunk - 1; l >= first_layer; --l) {
+        layer_backward(c, i32(l), bwd);
+        marks.push_back({bwd.size() - 1, layer_parameters(dims_)});
+      }
+      if (vs == 0) {
+        embedding_backward(c, bwd);
+        marks.push_back({bwd.size() - 1, embedding_parameters(dims_, positions_, model_.learned_positions)});
+      }
+      programs_[idx(vs)].fwd = cut_segments(fwd, {}, table);
+      programs_[idx(vs)].bwd = cut_segments(bwd, marks, table);
+    }
+    // The optimizer's Work per stage (its parameter shard differs between stages).
+    const double gb = gradient_bytes(training_.precision);
+    const double wb = weight_bytes(training_.precision);
+    const double ob = optimizer_bytes(training_.precision, training_.optimizer);
+    const bool master = training_.precision == Precision::Bf16 || training_.precision == Precision::Fp16 ||
+                        training_.precision == Precision::Fp8;
+    const bool adam = training_.optimizer != Optimizer::Sgd;
+    for (I64 p = 0; p < plan_.pp; ++p) {
+      double n = stage_parameters(model_, plan_, positions_, p);
+      if (zero_active()) n /= dbl(plan_.dp);
+      cost::Kernel k;
+      k.name = adam ? "adam" : "sgd";
+      k.op = cost::OpClass::Optimizer;
+      // Adam(W): moment updates, bias correction, division, weight decay and step: 10 vector ops
+      // and one sqrt (scalar) per parameter. Traffic: gradient read, states read and written,
+      // weights written (and read, when there is no fp32 master among the states).
+      k.vector_elements = (adam ? 10 : 3) * n;
+      k.scalar_elements = adam ? n : 0;
+      k.hbm_bytes = n * (gb + 2 * ob + (master ? wb : 2 * wb));
+      Work w{"optimizer", {k}, -1};
+      optimizer_work_.push_back(table.intern(std::move(w)));
+    }
+  }
+
+  bool zero_active() const { return plan_.zero == 1 && plan_.dp > 1; }
+
+  void choose_simulated_ranks() {
+    sim_of_.assign(idx(layout_.size()), -1);
+    if (opts_.symmetric) {
+      for (I64 p = 0; p < plan_.pp; ++p) sims_.push_back(layout_.rank(0, 0, p));
+    } else {
+      for (I32 r = 0; r < layout_.size(); ++r) sims_.push_back(r);
+    }
+    for (std::size_t i = 0; i < sims_.size(); ++i) sim_of_[idx(sims_[i])] = i32(static_cast<I64>(i));
+    graph_.simulated_ranks = sims_;
+    graph_.total_ranks = layout_.size();
+  }
+
+  std::size_t unit_slot(std::size_t si, bool forward, I64 chunk, I64 mb) const {
+    const I64 per_rank = 2 * plan_.virtual_stages * plan_.micro_batches;
+    return si * idx(per_rank) + idx(((forward ? 0 : 1) * plan_.virtual_stages + chunk) * plan_.micro_batches + mb);
+  }
+
+  // Group instance a rank belongs to, per kind (for matching the calls of a full build).
+  std::size_t group_instance(GroupKind kind, const RankLayout::Coord& c) const {
+    switch (kind) {
+      case GroupKind::Tp: return idx(c.dp + plan_.dp * c.pp);
+      case GroupKind::Dp: return idx(plan_.dp * plan_.pp + c.tp + plan_.tp * c.pp);
+      case GroupKind::Tied: break;
+    }
+    return idx(plan_.dp * plan_.pp + plan_.tp * plan_.pp + c.tp + plan_.tp * c.dp);
+  }
+
+  std::vector<std::vector<I32>> groups_for(GroupKind kind, const RankLayout::Coord& c) const {
+    std::vector<std::vector<I32>> g;
+    const bool all = opts_.symmetric;
+    switch (kind) {
+      case GroupKind::Tp:
+        if (!all) return {layout_.tp_group(c.dp, c.pp)};
+        for (I64 d = 0; d < plan_.dp; ++d) g.push_back(layout_.tp_group(d, c.pp));
+        return g;
+      case GroupKind::Dp:
+        if (!all) return {layout_.dp_group(c.tp, c.pp)};
+        for (I64 t = 0; t < plan_.tp; ++t) g.push_back(layout_.dp_group(t, c.pp));
+        return g;
+      case GroupKind::Tied: break;
+    }
+    auto pair = [&](I64 t, I64 d) { return std::vector<I32>{layout_.rank(t, d, 0), layout_.rank(t, d, plan_.pp - 1)}; };
+    if (!all) return {pair(c.tp, c.dp)};
+    for (I64 d = 0; d < plan_.dp; ++d) {
+      for (I64 t = 0; t < plan_.tp; ++t) g.push_back(pair(t, d));
+    }
+    return g;
+  }
+
+  std::uint32_t collective_index(GroupKind kind, const RankLayout::Coord& c, CollectiveOp op, double bytes) {
+    // Replica sets are per stage (symmetric) or per group instance (full).
+    I64 set = 0;
+    if (opts_.symmetric) {
+      set = kind == GroupKind::Tied ? 0 : c.pp;
+    } else {
+      set = static_cast<I64>(group_instance(kind, c));
+    }
+    const auto key = std::make_tuple(static_cast<int>(kind), set, static_cast<int>(op), bytes);
+    auto it = collective_index_.find(key);
+    if (it != collective_index_.end()) return it->second;
+    const auto id = static_cast<std::uint32_t>(graph_.collectives.size());
+    graph_.collectives.push_back(Collective{op, bytes, groups_for(kind, c)});
+    collective_index_.emplace(key, id);
+    return id;
+  }
+
+  // The k-th call a rank makes on its group of `kind` is the k-th call of every other member.
+  std::uint32_t call_id(GroupKind kind, const RankLayout::Coord& c, std::uint32_t& occurrence) {
+    auto& calls = group_calls_[group_instance(kind, c)];
+    if (occurrence == calls.size()) calls.push_back(graph_.calls++);
+    return calls[occurrence++];
+  }
+
+  TaskId add_task(const Task& t) {
+    graph_.tasks.push_back(t);
+    return static_cast<TaskId>(graph_.tasks.size() - 1);
+  }
+
+  struct RankState {
+    I32 rank = 0;
+    RankLayout::Coord coord;
+    TaskId chain = kNone;  // last task on the rank's compute chain
+    std::uint32_t tp_calls = 0, dp_calls = 0, tied_calls = 0;
+  };
+
+  TaskId emit_chained(RankState& st, Task t) {
+    const TaskId id = add_task(t);
+    if (st.chain != kNone) edges_.add(st.chain, id);
+    st.chain = id;
+    return id;
+  }
+
+  void emit_rank(std::size_t si) {
+    RankState st;
+    st.rank = sims_[si];
+    st.coord = layout_.coord(st.rank);
+    const I64 p = st.coord.pp;
+    const auto order = stage_schedule(plan_.schedule, plan_.pp, p, plan_.micro_batches, plan_.virtual_stages);
+    std::vector<std::size_t> last_backward(idx(plan_.virtual_stages), 0);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (!order[i].forward) last_backward[idx(order[i].chunk)] = i;
+    }
+    std::vector<std::pair<TaskId, double>> gradients;  // (task, parameters) in completion order
+    Task base;
+    base.rank = st.rank;
+    base.stage = i32(p);
+    for (std::size_t ui = 0; ui < order.size(); ++ui) {
+      const ScheduleUnit& u = order[ui];
+      const I64 vs = u.chunk * plan_.pp + p;
+      const auto& program = u.forward ? programs_[idx(vs)].fwd : programs_[idx(vs)].bwd;
+      const bool grads = !u.forward && ui == last_backward[idx(u.chunk)];
+      TaskId first = kNone;
+      for (const Segment& seg : program) {
+        Task t = base;
+        t.category = seg.category;
+        t.layer = seg.layer;
+        t.micro_batch = u.micro_batch;
+        if (seg.collective) {
+          t.kind = TaskKind::Collective;
+          t.stream = Stream::TpComm;
+          t.category = Category::TpComm;
+          t.index = collective_index(GroupKind::Tp, st.coord, seg.op, seg.bytes);
+          t.call = call_id(GroupKind::Tp, st.coord, st.tp_calls);
+        } else {
+          t.index = seg.work;
+        }
+        const TaskId id = emit_chained(st, t);
+        if (first == kNone) first = id;
+        if (grads && seg.gradient_params > 0) gradients.emplace_back(id, seg.gradient_params);
+      }
+      const std::size_t slot = unit_slot(si, u.forward, u.chunk, u.micro_batch);
+      first_[slot] = first;
+      last_[slot] = st.chain;
+      const I64 next_vs = u.forward ? vs + 1 : vs - 1;
+      if (next_vs >= 0 && next_vs < virtual_count_ && next_vs % plan_.pp != p) {
+        Task t = base;
+        t.kind = TaskKind::Transfer;
+        t.stream = Stream::PpComm;
+        t.category = Category::PpComm;
+        t.micro_batch = u.micro_batch;
+        t.peer = layout_.rank(st.coord.tp, st.coord.dp, next_vs % plan_.pp);
+        t.bytes = activation_message_bytes();
+        const TaskId id = add_task(t);
+        edges_.add(st.chain, id);
+        send_[slot] = id;
+        transfers_.push_back(id);
+      }
+    }
+    emit_gradient_sync(st, gradients);
+  }
+
+  // Activation (or its gradient) of one micro-batch crossing a stage boundary, per TP rank:
+  // sharded along the sequence under SP, the full tensor otherwise.
+  double activation_message_bytes() const {
+    const double full = dbl(plan_.micro_batch) * dbl(training_.seq_len) * dbl(model_.hidden) *
+                        activation_bytes(training_.precision);
+    return plan_.sequence_parallel && plan_.tp > 1 ? full / dbl(plan_.tp) : full;
+  }
+
+  TaskId emit_dp_collective(RankState& st, GroupKind kind, CollectiveOp op, double bytes, TaskId after,
+                            TaskId& dp_chain) {
+    Task t;
+    t.kind = TaskKind::Collective;
+    t.stream = Stream::DpComm;
+    t.category = Category::DpComm;
+    t.rank = st.rank;
+    t.stage = i32(st.coord.pp);
+    t.index = collective_index(kind, st.coord, op, bytes);
+    t.call = call_id(kind, st.coord, kind == GroupKind::Tied ? st.tied_calls : st.dp_calls);
+    const TaskId id = add_task(t);
+    edges_.add(after, id);
+    if (dp_chain != kNone) edges_.add(dp_chain, id);
+    dp_chain = id;
+    return id;
+  }
+
+  void emit_gradient_sync(RankState& st, const std::vector<std::pair<TaskId, double>>& gradients) {
+    const double gb = gradient_bytes(training_.precision);
+    TaskId dp_chain = kNone;
+    std::vector<double> buckets;  // parameters per bucket, for the ZeRO-1 all-gathers
+    if (plan_.dp > 1) {
+      const CollectiveOp op = zero_active() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
+      double pending = 0;
+      for (std::size_t i = 0; i < gradients.size(); ++i) {
+        pending += gradients[i].second;
+        if (pending * gb >= training_.gradient_bucket_bytes || i + 1 == gradients.size()) {
+          emit_dp_collective(st, GroupKind::Dp, op, pending * gb, gradients[i].first, dp_chain);
+          buckets.push_back(pending);
+          pending = 0;
+        }
+      }
+    }
+    const bool tied_copy = model_.tied_embeddings && plan_.pp > 1 &&
+                           (st.coord.pp == 0 || st.coord.pp == plan_.pp - 1);
+    if (tied_copy) {
+      const double bytes = dbl(dims_.vocab) * dbl(dims_.hidden) * gb;
+      emit_dp_collective(st, GroupKind::Tied, CollectiveOp::AllReduce, bytes, st.chain, dp_chain);
+    }
+    Task opt;
+    opt.category = Category::Optimizer;
+    opt.rank = st.rank;
+    opt.stage = i32(st.coord.pp);
+    opt.index = optimizer_work_[idx(st.coord.pp)];
+    const TaskId opt_id = emit_chained(st, opt);
+    if (dp_chain != kNone) edges_.add(dp_chain, opt_id);
+    if (zero_active()) {
+      const double wb = weight_bytes(training_.precision);
+      for (double params : buckets) {
+        emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, params * wb, opt_id, dp_chain);
+      }
+    }
+  }
+
+  // Cross-stage edges: each unit's first task waits for its producer on the neighbouring virtual
+  // stage (the sender's Transfer, or the unit itself when both chunks live on this rank).
+  void link_pipeline() {
+    for (std::size_t si = 0; si < sims_.size(); ++si) {
+      const auto c = layout_.coord(sims_[si]);
+      for (I64 chunk = 0; chunk < plan_.virtual_stages; ++chunk) {
+        const I64 vs = chunk * plan_.pp + c.pp;
+        for (bool forward : {true, false}) {
+          const I64 from = forward ? vs - 1 : vs + 1;
+          if (from < 0 || from >= virtual_count_) continue;
+          const I64 from_stage = from % plan_.pp;
+          const I64 from_chunk = from / plan_.pp;
+          const auto sender = static_cast<std::size_t>(sim_of_[idx(layout_.rank(c.tp, c.dp, from_stage))]);
+          for (I64 mb = 0; mb < plan_.micro_batches; ++mb) {
+            const TaskId consumer = first_[unit_slot(si, forward, chunk, mb)];
+            const std::size_t producer_slot = unit_slot(sender, forward, from_chunk, mb);
+            const TaskId producer = from_stage == c.pp ? last_[producer_slot] : send_[producer_slot];
+            edges_.add(producer, consumer);
+          }
+        }
+      }
+    }
+  }
+
+  void finish() {
+    if (opts_.symmetric) {
+      graph_.replica_transfers.resize(graph_.tasks.size());
+      for (TaskId id : transfers_) {
+        const Task& t = graph_.tasks[id];
+        const I64 to = layout_.coord(t.peer).pp;
+        auto& list = graph_.replica_transfers[id];
+        for (I64 d = 0; d < plan_.dp; ++d) {
+          for (I64 tp = 0; tp < plan_.tp; ++tp) {
+            if (tp == 0 && d == 0) continue;
+            list.emplace_back(layout_.rank(tp, d, t.stage), layout_.rank(tp, d, to));
+          }
+        }
+      }
+    }
+    edges_.to_csr(graph_);
+    graph_.findings = layout_findings(layout_, opts_.ranks_per_instance);
+  }
+
+  const ModelSpec& model_;
+  const TrainingSpec& training_;
+  BuildOptions opts_;
+  Plan plan_;
+  RankLayout layout_;
+  LayerDims dims_;
+  StepGraph graph_;
+  I64 virtual_count_;
+  I64 positions_;
+  std::vector<Programs> programs_;
+  std::vector<std::uint32_t> optimizer_work_;
+  std::vector<I32> sims_;
+  std::vector<I32> sim_of_;
+  std::vector<TaskId> first_, last_, send_;
+  std::vector<TaskId> transfers_;
+  std::vector<std::vector<std::uint32_t>> group_calls_;
+  std::map<std::tuple<int, I64, int, double>, std::uint32_t> collective_index_;
+  EdgeList edges_;
+};
+
+}  // namespace
+
+StepGraph build_step(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& parallelism,
+                     const BuildOptions& options) {
+  return Builder(model, training, parallelism, options).run();
+}
+
+}  // namespace trnsim::workload

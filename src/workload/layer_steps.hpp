@@ -1,0 +1,50 @@
+#pragma once
+// The kernels and tensor-parallel collectives of one layer, the embedding and the head, as a flat
+// list of steps. build_step concatenates the steps of a model chunk and cuts them into tasks at
+// every collective and category change, so a layer is a list of steps, not a fixed struct (MoE
+// layers and context parallelism add their own steps).
+#include <cstdint>
+#include <vector>
+
+#include "trnsim/cost/kernel.hpp"
+#include "trnsim/workload/model_math.hpp"
+#include "trnsim/workload/step_graph.hpp"
+
+namespace trnsim::workload {
+
+struct Step {
+  // Cut: a task boundary where a tensor-parallel collective stands when tp > 1, kept at tp = 1
+  // so that tasks have the same granularity (and layer attribution) with and without TP.
+  enum class Kind : std::uint8_t { Kernel, TpCollective, Cut };
+  Kind kind = Kind::Kernel;
+  Category category = Category::Forward;
+  std::int32_t layer = -1;
+  cost::Kernel kernel;                          // Kind::Kernel
+  CollectiveOp op = CollectiveOp::AllReduce;    // Kind::TpCollective, on the TP group
+  double bytes = 0;                             //   per-rank buffer (nccl-tests convention)
+};
+using Steps = std::vector<Step>;
+
+// Everything the step builders need about one micro-batch on one TP rank.
+struct StepContext {
+  LayerDims d;
+  std::int64_t micro_batch = 1;  // sequences (b)
+  std::int64_t seq_len = 0;      // s
+  double act_bytes = 2;          // activation element size
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::None;
+  bool learned_positions = false;
+  std::int64_t tokens() const { return micro_batch * seq_len; }
+};
+
+// Forward of one layer; `category` is Forward, or Recompute for full recomputation.
+void layer_forward(const StepContext& c, std::int32_t layer, Category category, Steps& out);
+// Backward of one layer, preceded by its recomputation under the context's recompute mode.
+void layer_backward(const StepContext& c, std::int32_t layer, Steps& out);
+void embedding_forward(const StepContext& c, Steps& out);
+void embedding_backward(const StepContext& c, Steps& out);
+// Final norm, LM head (vocabulary-parallel) and cross-entropy loss; backward mirrors it.
+void head_forward(const StepContext& c, Steps& out);
+void head_backward(const StepContext& c, Steps& out);
+
+}  // namespace trnsim::workload

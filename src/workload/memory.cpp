@@ -1,0 +1,91 @@
+#include "trnsim/workload/memory.hpp"
+
+#include "trnsim/workload/model_math.hpp"
+#include "trnsim/workload/pipeline_schedule.hpp"
+
+namespace trnsim::workload {
+namespace {
+
+double dbl(std::int64_t v) { return static_cast<double>(v); }
+
+}  // namespace
+
+const StageMemory& MemoryEstimate::peak() const {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < stages.size(); ++i) {
+    if (stages[i].total() > stages[best].total()) best = i;
+  }
+  return stages.at(best);
+}
+
+double stage_parameters(const ModelSpec& model, const Plan& plan, std::int64_t positions, std::int64_t stage) {
+  const LayerDims d = layer_dims(model, plan.tp);
+  double p = dbl(model.layers / plan.pp) * layer_parameters(d);
+  if (stage == 0) p += embedding_parameters(d, positions, model.learned_positions);
+  if (stage == plan.pp - 1) {
+    p += norm_parameters(d);
+    if (!model.tied_embeddings || plan.pp > 1) p += dbl(d.vocab) * dbl(d.hidden);
+  }
+  return p;
+}
+
+double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const TrainingSpec& training,
+                              Recompute mode) {
+  const LayerDims d = layer_dims(model, plan.tp);
+  const double e = activation_bytes(training.precision);
+  const double t = dbl(plan.micro_batch) * dbl(training.seq_len);
+  const double h = dbl(d.hidden);
+  const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
+  if (mode == Recompute::Full) return sigma * e * t * h;
+  double bytes = sigma * (4 * e * t * h + (d.dropout ? 2 * t * h : 0));
+  bytes += 2 * e * t * dbl(d.q_width()) + 2 * e * t * dbl(d.kv_width());
+  bytes += (d.swiglu ? 3 : 2) * e * t * dbl(d.ffn);
+  if (mode == Recompute::None) {
+    const double s = dbl(training.seq_len);
+    bytes += dbl(plan.micro_batch) * dbl(d.heads) * s * s * (d.dropout ? 2 * e + 1 : e);
+  }
+  return bytes;
+}
+
+MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& training,
+                               const ParallelismSpec& parallelism) {
+  const Plan plan = make_plan(model, training, parallelism, 0);
+  const LayerDims d = layer_dims(model, plan.tp);
+  const std::int64_t positions = model.max_positions > 0 ? model.max_positions : training.seq_len;
+  const double e = activation_bytes(training.precision);
+  const double t = dbl(plan.micro_batch) * dbl(training.seq_len);
+  const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
+  const double layer_kept = layer_activation_bytes(model, plan, training, Recompute::Selective);
+  const double layer_held = layer_activation_bytes(model, plan, training, plan.recompute);
+  const double chunk_layers = dbl(plan.layers_per_chunk(model.layers));
+  MemoryEstimate est;
+  for (std::int64_t p = 0; p < plan.pp; ++p) {
+    StageMemory m;
+    m.stage = p;
+    m.parameters = stage_parameters(model, plan, positions, p);
+    m.weights = m.parameters * weight_bytes(training.precision);
+    m.gradients = m.parameters * gradient_bytes(training.precision);
+    m.optimizer = m.parameters * optimizer_bytes(training.precision, training.optimizer) /
+                  (plan.zero == 1 ? dbl(plan.dp) : 1.0);
+    const auto order = stage_schedule(plan.schedule, plan.pp, p, plan.micro_batches, plan.virtual_stages);
+    m.units_in_flight = peak_units_in_flight(order);
+    m.activations = dbl(m.units_in_flight) * chunk_layers * layer_held;
+    if (plan.recompute == Recompute::Full) m.activations += layer_kept;
+    if (p == 0) {
+      std::vector<ScheduleUnit> first;
+      for (const auto& u : order) if (u.chunk == 0) first.push_back(u);
+      m.embedding_logits += dbl(peak_units_in_flight(first)) * sigma * e * t * dbl(d.hidden);
+    }
+    if (p == plan.pp - 1) {
+      std::vector<ScheduleUnit> last;
+      for (const auto& u : order) if (u.chunk == plan.virtual_stages - 1) last.push_back(u);
+      const double head = sigma * e * t * dbl(d.hidden) + t * dbl(d.vocab) * (e + 4);
+      m.embedding_logits += dbl(peak_units_in_flight(last)) * head;
+    }
+    m.workspace = layer_kept + 2 * e * t * dbl(d.hidden);
+    est.stages.push_back(m);
+  }
+  return est;
+}
+
+}  // namespace trnsim::workload

@@ -1,0 +1,82 @@
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "trnsim/error.hpp"
+#include "trnsim/workload/plan.hpp"
+
+namespace trnsim::workload {
+
+RankLayout::RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const std::string& order)
+    : tp_(tp), dp_(dp), pp_(pp) {
+  std::vector<std::string> dims;
+  std::stringstream in(order);
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto b = item.find_first_not_of(' ');
+    const auto e = item.find_last_not_of(' ');
+    dims.push_back(b == std::string::npos ? "" : item.substr(b, e - b + 1));
+  }
+  const std::set<std::string> unique(dims.begin(), dims.end());
+  if (dims.size() != 3 || unique != std::set<std::string>{"dp", "pp", "tp"}) {
+    throw InputError(fmt::format("/parallelism/rank_order: expected a permutation of \"tp,dp,pp\", found \"{}\"", order));
+  }
+  std::int64_t stride = 1;
+  for (const auto& d : dims) {
+    if (d == "tp") {
+      stride_tp_ = stride;
+      stride *= tp_;
+    } else if (d == "dp") {
+      stride_dp_ = stride;
+      stride *= dp_;
+    } else {
+      stride_pp_ = stride;
+      stride *= pp_;
+    }
+  }
+}
+
+std::int32_t RankLayout::rank(std::int64_t t, std::int64_t d, std::int64_t p) const {
+  return static_cast<std::int32_t>(t * stride_tp_ + d * stride_dp_ + p * stride_pp_);
+}
+
+RankLayout::Coord RankLayout::coord(std::int32_t r) const {
+  const std::int64_t v = r;
+  return {(v / stride_tp_) % tp_, (v / stride_dp_) % dp_, (v / stride_pp_) % pp_};
+}
+
+std::vector<std::int32_t> RankLayout::tp_group(std::int64_t d, std::int64_t p) const {
+  std::vector<std::int32_t> g;
+  g.reserve(static_cast<std::size_t>(tp_));
+  for (std::int64_t t = 0; t < tp_; ++t) g.push_back(rank(t, d, p));
+  return g;
+}
+
+std::vector<std::int32_t> RankLayout::dp_group(std::int64_t t, std::int64_t p) const {
+  std::vector<std::int32_t> g;
+  g.reserve(static_cast<std::size_t>(dp_));
+  for (std::int64_t d = 0; d < dp_; ++d) g.push_back(rank(t, d, p));
+  return g;
+}
+
+std::vector<std::string> layout_findings(const RankLayout& layout, std::int64_t ranks_per_instance) {
+  std::vector<std::string> findings;
+  if (ranks_per_instance <= 0 || layout.tp() == 1) return findings;
+  std::int64_t spanning = 0;
+  for (std::int64_t p = 0; p < layout.pp(); ++p) {
+    for (std::int64_t d = 0; d < layout.dp(); ++d) {
+      const auto g = layout.tp_group(d, p);
+      std::set<std::int64_t> instances;
+      for (auto r : g) instances.insert(r / ranks_per_instance);
+      if (instances.size() > 1) ++spanning;
+    }
+  }
+  if (spanning > 0) {
+    findings.push_back(fmt::format("{} of {} TP groups (tp = {}) span more than one instance ({} ranks per instance): "
+                                   "their collectives cross the inter-instance network",
+                                   spanning, layout.pp() * layout.dp(), layout.tp(), ranks_per_instance));
+  }
+  return findings;
+}
+
+}  // namespace trnsim::workload

@@ -1,0 +1,281 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "test_models.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/workload/build_step.hpp"
+#include "trnsim/workload/memory.hpp"
+#include "trnsim/workload/plan.hpp"
+
+using namespace trnsim;
+using namespace trnsim::workload;
+using namespace trnsim::workload::testing;
+
+namespace {
+
+// Kahn's algorithm over the CSR: true when every task can run (no cycle, deps consistent).
+bool runs_to_completion(const StepGraph& g) {
+  std::vector<std::uint32_t> deps(g.tasks.size());
+  std::vector<TaskId> ready;
+  for (TaskId i = 0; i < g.tasks.size(); ++i) {
+    deps[i] = g.tasks[i].deps;
+    if (deps[i] == 0) ready.push_back(i);
+  }
+  std::size_t done = 0;
+  while (!ready.empty()) {
+    const TaskId t = ready.back();
+    ready.pop_back();
+    ++done;
+    for (auto s = g.tasks[t].succ_begin; s < g.tasks[t].succ_end; ++s) {
+      if (--deps[g.successors[s]] == 0) ready.push_back(g.successors[s]);
+    }
+  }
+  return done == g.tasks.size();
+}
+
+// What a task is, independent of rank numbering: compared between symmetric and full builds.
+std::string describe(const StepGraph& g, const Task& t) {
+  std::string d = std::to_string(static_cast<int>(t.kind)) + "/" + std::to_string(static_cast<int>(t.stream)) + "/" +
+                  std::to_string(static_cast<int>(t.category)) + "/L" + std::to_string(t.layer) + "/mb" +
+                  std::to_string(t.micro_batch);
+  if (t.kind == TaskKind::Compute) d += "/" + g.works[t.index].name;
+  if (t.kind == TaskKind::Collective) {
+    d += "/op" + std::to_string(static_cast<int>(g.collectives[t.index].op)) + "/" +
+         std::to_string(g.collectives[t.index].bytes);
+  }
+  if (t.kind == TaskKind::Transfer) d += "/peer-stage/" + std::to_string(t.bytes);
+  return d;
+}
+
+std::vector<std::string> sequence_of(const StepGraph& g, std::int32_t rank) {
+  std::vector<std::string> out;
+  for (const auto& t : g.tasks) {
+    if (t.rank == rank) out.push_back(describe(g, t));
+  }
+  return out;
+}
+
+std::string build_error(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec& p) {
+  try {
+    build_step(m, t, p);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("build_step: every schedule and layout gives a graph that runs to completion") {
+  const ModelSpec m = gpt(8, 256, 4, 1000);
+  const TrainingSpec t = training(256, 16, 1);
+  struct Case {
+    std::int64_t tp, pp, dp;
+    bool sp;
+    Recompute rc;
+    PipelineSchedule sched;
+    std::int64_t v;
+    int zero;
+  };
+  const std::vector<Case> cases{
+      {1, 1, 1, false, Recompute::None, PipelineSchedule::OneFOneB, 1, 0},
+      {2, 2, 2, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1},
+      {2, 4, 1, false, Recompute::Full, PipelineSchedule::GPipe, 1, 0},
+      {1, 4, 2, false, Recompute::Selective, PipelineSchedule::Interleaved, 2, 0},
+      {2, 2, 2, true, Recompute::Full, PipelineSchedule::Interleaved, 2, 1},
+      {1, 1, 2, false, Recompute::None, PipelineSchedule::Interleaved, 2, 0},  // two chunks on one rank
+  };
+  for (const auto& c : cases) {
+    for (bool symmetric : {true, false}) {
+      BuildOptions o;
+      o.symmetric = symmetric;
+      const StepGraph g =
+          build_step(m, t, parallelism(c.tp, c.pp, c.dp, c.sp, c.rc, c.sched, c.v, c.zero), o);
+      INFO("tp " << c.tp << " pp " << c.pp << " dp " << c.dp << " v " << c.v << " symmetric " << symmetric);
+      CHECK(runs_to_completion(g));
+      CHECK(g.simulated_ranks.size() == static_cast<std::size_t>(symmetric ? c.pp : c.tp * c.pp * c.dp));
+    }
+  }
+}
+
+TEST_CASE("build_step: symmetric and full builds give the representative the same task sequence") {
+  const ModelSpec m = llama(4, 512, 8, 2, 1408, 1000);
+  const TrainingSpec t = training(256, 16, 2);
+  const auto p = parallelism(2, 2, 2, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1);
+  BuildOptions full;
+  full.symmetric = false;
+  const StepGraph sym = build_step(m, t, p);
+  const StepGraph all = build_step(m, t, p, full);
+  const RankLayout layout(2, 2, 2, "tp,dp,pp");
+  for (std::int64_t stage = 0; stage < 2; ++stage) {
+    const auto rep = layout.rank(0, 0, stage);
+    const auto seq = sequence_of(sym, rep);
+    CHECK(!seq.empty());
+    CHECK(seq == sequence_of(all, rep));
+    // Every rank of a full build has the same shape as its stage's representative.
+    for (std::int64_t tp = 0; tp < 2; ++tp) {
+      for (std::int64_t dp = 0; dp < 2; ++dp) CHECK(sequence_of(all, layout.rank(tp, dp, stage)) == seq);
+    }
+  }
+  // In a full build the members of one collective call are the members of its group.
+  std::map<std::uint32_t, std::set<std::int32_t>> members;
+  for (const auto& task : all.tasks) {
+    if (task.kind == TaskKind::Collective) members[task.call].insert(task.rank);
+  }
+  for (const auto& task : all.tasks) {
+    if (task.kind != TaskKind::Collective) continue;
+    const auto& group = all.collectives[task.index].groups.at(0);
+    CHECK(members[task.call] == std::set<std::int32_t>(group.begin(), group.end()));
+  }
+}
+
+TEST_CASE("build_step: symmetric replicas cover every rank's traffic") {
+  const ModelSpec m = gpt(4, 256, 4, 1000);
+  const TrainingSpec t = training(256, 16, 1);
+  const StepGraph g = build_step(m, t, parallelism(4, 2, 2, true, Recompute::Selective));
+  const RankLayout layout(4, 2, 2, "tp,dp,pp");
+  for (const auto& task : g.tasks) {
+    if (task.kind == TaskKind::Collective) {
+      const auto& groups = g.collectives[task.index].groups;
+      std::set<std::int32_t> ranks, stages;
+      for (const auto& grp : groups) {
+        ranks.insert(grp.begin(), grp.end());
+        for (auto r : grp) stages.insert(static_cast<std::int32_t>(layout.coord(r).pp));
+      }
+      CHECK(std::count(groups[0].begin(), groups[0].end(), task.rank) == 1);
+      if (stages.size() == 1) {
+        // TP and DP calls: the groups partition the stage's 8 ranks (TP: 2 groups of 4; DP: 4 of 2).
+        CHECK(ranks.size() == 8);
+        CHECK(*stages.begin() == task.stage);
+      } else {
+        // The tied-embedding sync pairs each (tp, dp) of the first stage with the last: 8 pairs.
+        CHECK(groups.size() == 8);
+        CHECK(ranks.size() == 16);
+        CHECK(g.collectives[task.index].op == CollectiveOp::AllReduce);
+      }
+    }
+    if (task.kind == TaskKind::Transfer) {
+      // 8 (tp, dp) pairs send the same activation: the task and 7 replicas.
+      CHECK(g.replica_transfers[static_cast<std::size_t>(&task - g.tasks.data())].size() == 7);
+      CHECK(layout.coord(task.peer).pp != task.stage);
+    }
+  }
+}
+
+TEST_CASE("build_step: pipeline stages exchange one activation and one gradient per micro-batch") {
+  const ModelSpec m = gpt(4, 256, 4, 1000);
+  const TrainingSpec t = training(256, 8, 1);  // 8 micro-batches per pipeline
+  const StepGraph g = build_step(m, t, parallelism(2, 4, 1, true, Recompute::None));
+  std::map<std::pair<std::int32_t, std::int32_t>, int> sends;
+  for (const auto& task : g.tasks) {
+    if (task.kind != TaskKind::Transfer) continue;
+    ++sends[{task.stage, RankLayout(2, 1, 4, "tp,dp,pp").coord(task.peer).pp}];
+    // Sequence-parallel activation: b s h e / tp = 256 * 256 * 2 / 2 bytes.
+    CHECK(task.bytes == Approx(256.0 * 256 * 2 / 2));
+  }
+  for (int s = 0; s < 3; ++s) {
+    CHECK(sends[{s, s + 1}] == 8);  // forward activations
+    CHECK(sends[{s + 1, s}] == 8);  // backward gradients
+  }
+  CHECK(sends.size() == 6);
+}
+
+TEST_CASE("build_step: a sequence-parallel layer forward is 4 compute tasks between AG, RS, AG, RS") {
+  const ModelSpec m = gpt(2, 256, 4, 1000);
+  const StepGraph g = build_step(m, training(256, 1, 1), parallelism(2, 1, 1, true, Recompute::Selective));
+  std::vector<std::string> fwd;
+  for (const auto& task : g.tasks) {
+    if (task.layer != 1 || task.category == Category::Backward || task.category == Category::Recompute) continue;
+    if (task.kind == TaskKind::Compute && task.category != Category::Forward) continue;
+    if (task.kind == TaskKind::Collective && fwd.size() >= 8) break;  // the backward's collectives
+    fwd.push_back(task.kind == TaskKind::Compute
+                      ? "C"
+                      : std::to_string(static_cast<int>(g.collectives[task.index].op)));
+  }
+  const std::string ag = std::to_string(static_cast<int>(CollectiveOp::AllGather));
+  const std::string rs = std::to_string(static_cast<int>(CollectiveOp::ReduceScatter));
+  CHECK(fwd == std::vector<std::string>{"C", ag, "C", rs, "C", ag, "C", rs});
+}
+
+TEST_CASE("build_step: DP buckets carry every gradient once; ZeRO-1 reduce-scatters, updates, all-gathers") {
+  const ModelSpec m = gpt(4, 512, 8, 1000);
+  const TrainingSpec t = training(256, 8, 1);  // bucket 25 MB by default
+  auto p = parallelism(1, 1, 4, false, Recompute::Selective);
+  const auto params = estimate_memory(m, t, p).stages[0].parameters;
+  auto dp_tasks = [](const StepGraph& g) {
+    std::vector<const Task*> out;
+    for (const auto& task : g.tasks) {
+      if (task.stream == Stream::DpComm) out.push_back(&task);
+    }
+    return out;
+  };
+  SECTION("all-reduce buckets sum to the gradients (bf16: 2 bytes per parameter)") {
+    TrainingSpec small = t;
+    small.gradient_bucket_bytes = 2e6;
+    const StepGraph g = build_step(m, small, p);
+    double bytes = 0;
+    const auto dp = dp_tasks(g);
+    for (const Task* task : dp) {
+      CHECK(g.collectives[task->index].op == CollectiveOp::AllReduce);
+      bytes += g.collectives[task->index].bytes;
+    }
+    CHECK(bytes == Approx(2 * params));
+    // Each layer holds 12 * 512^2 * 2 bytes = 6.3 MB > 2 MB: one bucket per layer. The head's
+    // final norm (2 KB) joins the last layer's; the embedding gradient (1.3 MB) completes in the
+    // same task as layer 0's norm1 backward and joins its bucket.
+    CHECK(dp.size() == 4);
+    CHECK(runs_to_completion(g));
+  }
+  SECTION("ZeRO-1") {
+    p.zero = 1;
+    const StepGraph g = build_step(m, t, p);
+    const auto dp = dp_tasks(g);
+    double rs = 0, ag = 0;
+    TaskId optimizer = 0;
+    for (TaskId i = 0; i < g.tasks.size(); ++i) {
+      if (g.tasks[i].category == Category::Optimizer) optimizer = i;
+    }
+    for (const Task* task : dp) {
+      const auto& c = g.collectives[task->index];
+      const auto id = static_cast<TaskId>(task - g.tasks.data());
+      if (c.op == CollectiveOp::ReduceScatter) {
+        rs += c.bytes;
+        CHECK(id < optimizer);
+      } else {
+        CHECK(c.op == CollectiveOp::AllGather);
+        ag += c.bytes;
+        CHECK(id > optimizer);
+      }
+    }
+    CHECK(rs == Approx(2 * params));
+    CHECK(ag == Approx(2 * params));
+    // The optimizer updates a quarter of the parameters: its HBM traffic is 28 bytes per
+    // parameter (bf16 grad read 2, fp32 states read and written 2 x 12, bf16 weight written 2).
+    const auto& opt = g.works[g.tasks[optimizer].index].kernels.at(0);
+    CHECK(opt.hbm_bytes == Approx(28 * params / 4));
+  }
+}
+
+TEST_CASE("build_step: plans that do not fit are errors naming the field") {
+  const ModelSpec m = gpt(6, 256, 4, 1000);
+  CHECK_THAT(build_error(m, training(256, 8, 1), parallelism(3, 1, 1, false, Recompute::None)),
+             Catch::StartsWith("/parallelism/tp: 3 does not divide heads (4)"));
+  CHECK_THAT(build_error(m, training(256, 8, 1), parallelism(1, 4, 1, false, Recompute::None)),
+             Catch::StartsWith("/parallelism/pp:"));
+  auto p = parallelism(1, 1, 1, false, Recompute::None);
+  p.recompute.reset();
+  CHECK_THAT(build_error(m, training(256, 8, 1), p), Catch::StartsWith("/parallelism/recompute: not resolved"));
+}
+
+TEST_CASE("build_step: a TP group spanning instances is reported") {
+  const ModelSpec m = gpt(2, 256, 8, 1000);
+  BuildOptions o;
+  o.ranks_per_instance = 4;
+  o.total_ranks = 16;
+  const StepGraph g = build_step(m, training(256, 2, 1), parallelism(8, 1, 2, true, Recompute::None), o);
+  REQUIRE(g.findings.size() == 1);
+  CHECK_THAT(g.findings[0], Catch::Contains("span more than one instance"));
+}

@@ -1,0 +1,87 @@
+#include <catch2/catch.hpp>
+
+#include "test_models.hpp"
+#include "trnsim/workload/memory.hpp"
+#include "trnsim/workload/model_math.hpp"
+
+using namespace trnsim::workload;
+using namespace trnsim::workload::testing;
+
+TEST_CASE("memory: GPT parameters are 12 h^2 + 13 h per layer plus embeddings") {
+  // Per layer: QKV 3h^2 + 3h, out h^2 + h, fc1 4h^2 + 4h, fc2 4h^2 + h, two LayerNorms 4h.
+  const ModelSpec m = gpt(24, 1024, 16, 50000);
+  const double h = 1024;
+  const double layer = 12 * h * h + 13 * h;
+  // Tied embedding: V h token rows, 2048 h positions, final LayerNorm 2h.
+  CHECK(parameter_count(m, 2048) == Approx(24 * layer + 50000 * h + 2048 * h + 2 * h));
+}
+
+TEST_CASE("memory: ZeRO-1 optimizer state is 12 bytes per parameter over dp") {
+  const ModelSpec m = gpt(8, 1024, 16, 32000);
+  const TrainingSpec t = training(1024, 64, 1);  // bf16, AdamW
+  auto p = parallelism(2, 2, 4, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1);
+  const auto est = estimate_memory(m, t, p);
+  REQUIRE(est.stages.size() == 2);
+  // Stage 0: 4 layers of (12 h^2 / tp + biases) plus the vocabulary-parallel embedding; the
+  // tied head on the last stage keeps its own copy. Computed here from the shapes:
+  const double h = 1024, tp = 2;
+  const double layer = 12 * h * h / tp + (3 * h / tp + h + 4 * h / tp + h) + 4 * h;
+  const double stage0 = 4 * layer + 32000 / tp * h + 1024 * h;
+  const double stage1 = 4 * layer + 2 * h + 32000 / tp * h;
+  CHECK(est.stages[0].parameters == Approx(stage0));
+  CHECK(est.stages[1].parameters == Approx(stage1));
+  // fp32 master + two fp32 moments = 12 bytes, sharded over dp = 4; bf16 weights and grads: 2 + 2.
+  CHECK(est.stages[0].optimizer == Approx(12 * stage0 / 4));
+  CHECK(est.stages[0].weights == Approx(2 * stage0));
+  CHECK(est.stages[0].gradients == Approx(2 * stage0));
+  p.zero = 0;
+  CHECK(estimate_memory(m, t, p).stages[0].optimizer == Approx(12 * stage0));
+}
+
+TEST_CASE("memory: GPT activations match Korthikanti et al. 2022 for each recompute mode") {
+  // s = 2048, b = 2, h = 1024, a = 16 heads, t = 4, one stage (one micro-batch in flight), 6 layers.
+  const ModelSpec m = gpt(6, 1024, 16, 32000);
+  const TrainingSpec t = training(2048, 8, 2);
+  const double s = 2048, b = 2, h = 1024, a = 16, tp = 4, L = 6;
+  SECTION("with sequence parallelism: sbh/t (34 + 5as/h), 34 sbh/t, 2 sbh/t") {
+    const double none = s * b * h / tp * (34 + 5 * a * s / h);
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, true, Recompute::None)).stages[0].activations ==
+          Approx(L * none));
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, true, Recompute::Selective)).stages[0].activations ==
+          Approx(L * 34 * s * b * h / tp));
+    // Full: the layer inputs, plus one layer's activations while it is recomputed.
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, true, Recompute::Full)).stages[0].activations ==
+          Approx(L * 2 * s * b * h / tp + 34 * s * b * h / tp));
+  }
+  SECTION("without: sbh (10 + 24/t + 5as/(ht)), sbh (10 + 24/t), 2 sbh") {
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::None)).stages[0].activations ==
+          Approx(L * s * b * h * (10 + 24 / tp + 5 * a * s / (h * tp))));
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::Selective)).stages[0].activations ==
+          Approx(L * s * b * h * (10 + 24 / tp)));
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::Full)).stages[0].activations ==
+          Approx(L * 2 * s * b * h + s * b * h * (10 + 24 / tp)));
+  }
+}
+
+TEST_CASE("memory: SwiGLU and GQA activations follow the same derivation") {
+  // Llama shape: h = 1024, 16 heads of 64, 4 kv heads, f = 2816, tp = 2, SP, selective, b = 1.
+  // Kept per layer: (2 norm inputs + QKV input + fc1 input) 4 e T h / t
+  //   + Q and attention output 2 e T h / t + K, V 2 e T (4 kv / 2) 64 + SwiGLU 3 e T f / t.
+  const ModelSpec m = llama(4, 1024, 16, 4, 2816, 32000);
+  const TrainingSpec t = training(1024, 4, 1);
+  const double T = 1024, e = 2, h = 1024, tp = 2, f = 2816;
+  const double layer = 4 * e * T * h / tp + 2 * e * T * h / tp + 2 * e * T * (4 / tp) * 64 + 3 * e * T * f / tp;
+  const auto est = estimate_memory(m, t, parallelism(2, 1, 1, true, Recompute::Selective));
+  CHECK(est.stages[0].activations == Approx(4 * layer));
+}
+
+TEST_CASE("memory: the first 1F1B stage holds pp micro-batches, the last one") {
+  const ModelSpec m = gpt(8, 1024, 16, 32000);
+  const TrainingSpec t = training(1024, 16, 1);
+  const auto est = estimate_memory(m, t, parallelism(1, 4, 1, false, Recompute::Selective));
+  const double per_layer = 34.0 * 1024 * 1024;  // 34 sbh, b = 1, t = 1
+  CHECK(est.stages[0].units_in_flight == 4);
+  CHECK(est.stages[0].activations == Approx(4 * 2 * per_layer));
+  CHECK(est.stages[3].activations == Approx(1 * 2 * per_layer));
+  CHECK(&est.peak() == &est.stages[0]);
+}

@@ -1,0 +1,104 @@
+#include <catch2/catch.hpp>
+
+#include "test_models.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/workload/plan.hpp"
+
+using namespace trnsim;
+using namespace trnsim::workload;
+using namespace trnsim::workload::testing;
+
+namespace {
+
+// Runs make_plan and returns the InputError message ("" if none).
+std::string plan_error(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec& p, std::int64_t ranks) {
+  try {
+    make_plan(m, t, p, ranks);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("plan: unset fields are chosen by the documented rule, set fields are kept") {
+  TrainingSpec t = training(2048, 64, 1);
+  t.micro_batch.reset();
+  ParallelismSpec p;
+  p.tp = 8;
+  p.recompute = Recompute::Full;
+  const ResolvedPlan r = resolve_defaults(t, p);
+  CHECK(*r.parallelism.sequence_parallel == true);  // tp > 1
+  CHECK(*r.parallelism.zero == 0);
+  CHECK(*r.parallelism.virtual_stages == 1);
+  CHECK(*r.parallelism.schedule == PipelineSchedule::OneFOneB);
+  CHECK(*r.parallelism.recompute == Recompute::Full);  // kept
+  CHECK(*r.training.micro_batch == 1);
+  CHECK(r.choices.size() == 5);  // every field but recompute was chosen
+  p.tp = 1;
+  p.virtual_stages = 2;
+  const ResolvedPlan r2 = resolve_defaults(t, p);
+  CHECK(*r2.parallelism.sequence_parallel == false);
+  CHECK(*r2.parallelism.schedule == PipelineSchedule::Interleaved);
+}
+
+TEST_CASE("plan: an unresolved field is an error naming it") {
+  const ModelSpec m = gpt(4, 256, 8, 1000);
+  ParallelismSpec p = parallelism(1, 1, 1, false, Recompute::None);
+  p.schedule.reset();
+  CHECK_THAT(plan_error(m, training(128, 4, 1), p, 0), Catch::StartsWith("/parallelism/schedule: not resolved"));
+  TrainingSpec t = training(128, 4, 1);
+  t.micro_batch.reset();
+  CHECK_THAT(plan_error(m, t, parallelism(1, 1, 1, false, Recompute::None), 0),
+             Catch::StartsWith("/training/micro_batch: not resolved"));
+}
+
+TEST_CASE("plan: a TP or PP plan that does not fit is an error naming the field") {
+  const ModelSpec m = llama(30, 4096, 32, 8, 11008, 32000);
+  const TrainingSpec t = training(4096, 64, 1);
+  // 12 does not divide 32 heads.
+  CHECK(plan_error(m, t, parallelism(12, 1, 1, true, Recompute::None), 0) ==
+        "/parallelism/tp: 12 does not divide heads (32)");
+  // 4 divides 32 heads but 8 (kv) / 16 are fine; 64 exceeds the heads.
+  CHECK_THAT(plan_error(m, t, parallelism(64, 1, 1, true, Recompute::None), 0), Catch::StartsWith("/parallelism/tp:"));
+  // 8 stages do not divide 30 layers.
+  CHECK_THAT(plan_error(m, t, parallelism(1, 8, 1, false, Recompute::None), 0),
+             Catch::StartsWith("/parallelism/pp:") && Catch::Contains("layers (30)"));
+  // 5 stages x 2 chunks = 10 divides 30, but interleaving needs micro-batches (64) % pp (5).
+  CHECK_THAT(plan_error(m, t, parallelism(1, 5, 1, false, Recompute::None, PipelineSchedule::Interleaved, 2), 0),
+             Catch::StartsWith("/training/global_batch:"));
+  // tp x pp x dp must match the cluster.
+  CHECK_THAT(plan_error(m, t, parallelism(8, 2, 4, true, Recompute::None), 128),
+             Catch::StartsWith("/parallelism:") && Catch::Contains("128 ranks"));
+  // dp x micro_batch must divide the global batch: 64 / (3 x 1).
+  CHECK_THAT(plan_error(m, t, parallelism(1, 1, 3, false, Recompute::None), 0),
+             Catch::StartsWith("/training/global_batch: 64"));
+  // A consistent plan passes: 32 heads / 8, 8 kv / 8, 30 layers / 3 stages, 64 / 2.
+  CHECK(plan_error(m, t, parallelism(8, 3, 2, true, Recompute::None), 48).empty());
+}
+
+TEST_CASE("plan: ranks are numbered TP fastest, then DP, then PP, unless the order says otherwise") {
+  const RankLayout l(4, 3, 2, "tp,dp,pp");
+  // rank = tp_i + tp * (dp_i + dp * pp_i)
+  CHECK(l.rank(1, 2, 1) == 1 + 4 * (2 + 3 * 1));
+  const auto c = l.coord(23);  // 23 = 3 + 4 * (2 + 3 * 1)
+  CHECK(c.tp == 3);
+  CHECK(c.dp == 2);
+  CHECK(c.pp == 1);
+  CHECK(l.tp_group(1, 0) == std::vector<std::int32_t>{4, 5, 6, 7});
+  CHECK(l.dp_group(2, 1) == std::vector<std::int32_t>{14, 18, 22});
+  const RankLayout o(4, 3, 2, "pp,tp,dp");  // rank = pp_i + 2 * (tp_i + 4 * dp_i)
+  CHECK(o.rank(1, 2, 1) == 1 + 2 * (1 + 4 * 2));
+  CHECK_THROWS_AS(RankLayout(4, 3, 2, "tp,tp,pp"), InputError);
+}
+
+TEST_CASE("plan: a TP group spanning instances is a finding, not an error") {
+  const RankLayout l(32, 4, 8, "tp,dp,pp");
+  // trn1.32xlarge has 32 ranks: TP 32 fits one instance exactly.
+  CHECK(layout_findings(l, 32).empty());
+  // With 16 ranks per instance every TP group of 32 spans two.
+  const auto f = layout_findings(l, 16);
+  REQUIRE(f.size() == 1);
+  CHECK_THAT(f[0], Catch::StartsWith("32 of 32 TP groups"));
+}

@@ -1,0 +1,69 @@
+#include <catch2/catch.hpp>
+
+#include "test_models.hpp"
+#include "trnsim/cost/compute_model.hpp"
+#include "trnsim/workload/build_step.hpp"
+
+using namespace trnsim;
+using namespace trnsim::workload;
+using namespace trnsim::workload::testing;
+
+namespace {
+
+// A one-core chip whose tensor engine is the only finite rate: 128x128 at 1 GHz, 50% sustained,
+// 1 us per kernel. Vector, scalar and HBM are made so fast that their time vanishes.
+hw::ChipSpec tensor_only_chip() {
+  hw::ChipSpec c;
+  c.name = "tensor-only";
+  c.physical_cores = 1;
+  c.core.pe_rows = 128;
+  c.core.pe_cols = 128;
+  c.core.tensor_clock_hz = 1e9;
+  c.core.vector = {1e20, 1e10};
+  c.core.scalar = {1e20, 1e10};
+  c.peak.bf16 = 2.0 * 128 * 128 * 1e9;
+  c.hbm_bandwidth = 1e30;
+  return c;
+}
+
+double step_compute_seconds(const StepGraph& g, const cost::ComputeModel& cm) {
+  double s = 0;
+  for (const auto& t : g.tasks) {
+    if (t.kind == TaskKind::Compute) s += cm.cost(g.works[t.index].kernels).seconds;
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("step cost: one device, no parallelism, sums the per-kernel closed form") {
+  hw::Calibration cal;
+  cal.matmul_efficiency = 0.5;
+  cal.task_overhead_s = 1e-6;
+  const cost::ComputeModel cm(tensor_only_chip(), cal, hw::Dtype::Bf16, 1);
+  const double rate = 2.0 * 128 * 128 * 1e9 * 0.5;  // FLOP/s on full tiles
+  // Every matmul dimension is a multiple of 128 (h = 256, head_dim = 128, s = 256, f = 1024,
+  // V = 1024), so no tile is partial and a product takes 2mnk / rate.
+  ModelSpec m = gpt(3, 256, 2, 1024);
+  const TrainingSpec t = training(256, 4, 2);  // 2 micro-batches of b = 2
+  const double b = 2, s = 256, h = 256, V = 1024, L = 3, mbs = 2;
+  // Kernels per micro-batch: layer forward 11 (norm1, qkv, scores, values, out, residual1,
+  // norm2, fc1, gelu, fc2, residual2) and backward 15 (fc2 d/w, gelu', fc1 d/w, norm2', out d/w,
+  // dV, dP, dQ, dK, qkv d/w, norm1'); embedding 2 + 1; head 3 + 4; one optimizer kernel per step.
+  const double kernels = mbs * (L * (11 + 15) + 3 + 7) + 1;
+  // Forward matmul FLOPs per micro-batch: layer 24 b s h^2 + 4 b s^2 h, head 2 b s h V; backward 2x.
+  const double layer_dense = 24 * b * s * h * h;
+  const double head = 2 * b * s * h * V;
+  const double attention = 4 * b * s * s * h;
+  SECTION("encoder: dense attention") {
+    m.arch = ModelArch::Encoder;
+    const StepGraph g = build_step(m, t, parallelism(1, 1, 1, false, Recompute::None));
+    const double expected = mbs * 3 * (L * (layer_dense + attention) + head) / rate + kernels * 1e-6;
+    CHECK(step_compute_seconds(g, cm) == Approx(expected).epsilon(1e-9));
+  }
+  SECTION("decoder: causal attention skips the upper tile (s = 2 tiles: 3 of 4 tile passes run)") {
+    const StepGraph g = build_step(m, t, parallelism(1, 1, 1, false, Recompute::None));
+    const double expected = mbs * 3 * (L * (layer_dense + 0.75 * attention) + head) / rate + kernels * 1e-6;
+    CHECK(step_compute_seconds(g, cm) == Approx(expected).epsilon(1e-9));
+  }
+}

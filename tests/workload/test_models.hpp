@@ -1,0 +1,64 @@
+#pragma once
+// Hand-built specs for the workload tests (no config layer).
+#include "trnsim/workload/specs.hpp"
+
+namespace trnsim::workload::testing {
+
+// A GPT-style decoder: LayerNorm, GELU (f = 4h), learned positions, biases, dropout.
+inline ModelSpec gpt(std::int64_t layers, std::int64_t hidden, std::int64_t heads, std::int64_t vocab) {
+  ModelSpec m;
+  m.name = "gpt-test";
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.ffn_hidden = 4 * hidden;
+  m.vocab = vocab;
+  m.mlp = MlpKind::Gelu;
+  m.norm = NormKind::LayerNorm;
+  m.biases = true;  // GPT: biases on every projection and norm
+  m.learned_positions = true;
+  m.tied_embeddings = true;
+  return m;
+}
+
+// A Llama-style decoder: RMSNorm, SwiGLU, rotary, grouped-query attention.
+inline ModelSpec llama(std::int64_t layers, std::int64_t hidden, std::int64_t heads, std::int64_t kv_heads,
+                       std::int64_t ffn, std::int64_t vocab) {
+  ModelSpec m;
+  m.name = "llama-test";
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = kv_heads;
+  m.ffn_hidden = ffn;
+  m.vocab = vocab;
+  m.mlp = MlpKind::SwiGlu;
+  m.norm = NormKind::RmsNorm;
+  return m;
+}
+
+inline TrainingSpec training(std::int64_t seq_len, std::int64_t global_batch, std::int64_t micro_batch) {
+  TrainingSpec t;
+  t.seq_len = seq_len;
+  t.global_batch = global_batch;
+  t.micro_batch = micro_batch;
+  return t;
+}
+
+inline ParallelismSpec parallelism(std::int64_t tp, std::int64_t pp, std::int64_t dp, bool sp, Recompute rc,
+                                   PipelineSchedule schedule = PipelineSchedule::OneFOneB, std::int64_t v = 1,
+                                   int zero = 0) {
+  ParallelismSpec p;
+  p.tp = tp;
+  p.pp = pp;
+  p.dp = dp;
+  p.sequence_parallel = sp;
+  p.recompute = rc;
+  p.schedule = schedule;
+  p.virtual_stages = v;
+  p.zero = zero;
+  return p;
+}
+
+}  // namespace trnsim::workload::testing
