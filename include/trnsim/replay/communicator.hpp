@@ -1,0 +1,28 @@
+#pragma once
+// What the replay executor needs of a network: start a collective or a point-to-point transfer
+// now, and be called back once when it completes. net::Network implements it (replay/net_communicator);
+// tests use a free or fixed-cost communicator to check the executor's timing in closed form.
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include "trnsim/sim/inline_handler.hpp"
+#include "trnsim/workload/step_graph.hpp"
+
+namespace trnsim::replay {
+
+using RankPair = std::pair<std::int32_t, std::int32_t>;
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  // Contract: begins collective `c` (all its groups, replicas included) at the engine's now() and
+  // runs `done` exactly once, from an engine event, when the last group has finished.
+  virtual void start_collective(const workload::Collective& c, sim::InlineHandler done) = 0;
+  // Contract: begins moving `bytes` from src to dst, and the same bytes between every replica pair,
+  // at now(); runs `done` once, from an engine event, when all of them have arrived.
+  virtual void start_transfer(std::int32_t src, std::int32_t dst, double bytes,
+                              std::span<const RankPair> replicas, sim::InlineHandler done) = 0;
+};
+
+}  // namespace trnsim::replay

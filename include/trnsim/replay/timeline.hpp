@@ -1,0 +1,23 @@
+#pragma once
+// Timeline: when every task of a StepGraph ran. Indexed by task id, so reports can join a span with
+// its task (rank, stream, category, layer, micro-batch).
+#include <cstdint>
+#include <vector>
+
+#include "trnsim/sim/time.hpp"
+
+namespace trnsim::replay {
+
+struct Span {
+  sim::Time start;   // the task took its stream (a collective member: it reached the call)
+  sim::Time active;  // work began: compute start, or the collective/transfer started on the network
+  sim::Time end;     // done; its stream is free again
+};
+
+struct Timeline {
+  std::vector<Span> spans;  // spans[task id]
+  sim::Time step_time;      // the latest end of any task
+  std::uint64_t events = 0; // engine events processed
+};
+
+}  // namespace trnsim::replay

@@ -1,0 +1,38 @@
+#pragma once
+// Where one rank's step time goes. Every instant of [0, step time] is given to exactly one part,
+// so the parts add up to the step time: compute by category when the compute stream is busy;
+// otherwise the communication the rank is in (TP before pipeline before DP, the order in which a
+// waiting compute stream most directly depends on them); otherwise the pipeline bubble.
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "trnsim/replay/timeline.hpp"
+#include "trnsim/workload/step_graph.hpp"
+
+namespace trnsim::report {
+
+enum class Part : std::uint8_t {
+  Forward, Backward, Recompute, Optimizer,  // compute stream busy
+  ExposedTp, ExposedPp, ExposedDp,          // compute idle, rank communicating
+  Bubble,                                   // compute idle, nothing to do
+};
+inline constexpr int kPartCount = 8;
+std::string_view part_name(Part p);  // "forward", ..., "exposed_tp_comm", ..., "pipeline_bubble"
+
+struct Breakdown {
+  std::int32_t rank = 0;
+  std::array<double, kPartCount> seconds{};  // indexed by Part; sums to the step time
+  double total() const;
+  double compute() const;  // forward + backward + recompute + optimizer
+};
+
+// Contract: the breakdown of `rank` over [0, timeline.step_time]. Cost: O(n log n) in the rank's tasks.
+Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline, std::int32_t rank);
+
+// Contract: the breakdown of the simulated rank with the most compute time (the bottleneck stage);
+// ties go to the lowest rank. Cost: one rank_breakdown per simulated rank.
+Breakdown step_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline);
+
+}  // namespace trnsim::report

@@ -1,0 +1,81 @@
+#pragma once
+// StepGraph: one optimizer step as tasks per rank with dependencies. Built from a model config
+// (workload::build_step) or read from a trace; the replay executor runs it. Time-free: tasks carry
+// work (FLOPs, bytes, matmul shapes), never durations — except trace tasks with a measured time.
+//
+// Scale: identical ranks may be simulated once. A StepGraph lists the *simulated* ranks; every
+// collective names the full groups of real ranks it involves (the network carries all their
+// traffic), so the links still see every flow that crosses them.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trnsim/cost/kernel.hpp"
+
+namespace trnsim::workload {
+
+// A list of kernels run back to back as one compute task (e.g. a layer's attention block).
+struct Work {
+  std::string name;            // "attn_fwd", "mlp_bwd", ...
+  std::vector<cost::Kernel> kernels;
+  double measured_s = -1;      // traces: measured duration replaces the cost model when >= 0
+};
+
+enum class TaskKind : std::uint8_t { Compute, Collective, Transfer };
+
+// The stream of its rank a task occupies; one task at a time per (rank, stream).
+enum class Stream : std::uint8_t { Compute, TpComm, DpComm, PpComm };
+inline constexpr int kStreamCount = 4;
+
+// Where a task's time goes in the step breakdown.
+enum class Category : std::uint8_t {
+  Forward, Backward, Recompute, Optimizer,  // compute
+  TpComm, DpComm, PpComm,                    // communication
+};
+
+enum class CollectiveOp : std::uint8_t { AllReduce, ReduceScatter, AllGather, AllToAll, Broadcast };
+
+// One collective call. `bytes` is the per-rank buffer size as nccl-tests defines it (all-reduce:
+// the reduced tensor; all-gather: the gathered output; reduce-scatter: the input).
+struct Collective {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  double bytes = 0;
+  // Groups of real ranks that run this same call at the same moment (by symmetry). groups[0]
+  // holds the simulated members; the others are identical replicas whose traffic also loads the
+  // network. Each group lists ranks in ring order.
+  std::vector<std::vector<std::int32_t>> groups;
+};
+
+using TaskId = std::uint32_t;
+
+struct Task {
+  TaskKind kind = TaskKind::Compute;
+  Stream stream = Stream::Compute;
+  Category category = Category::Forward;
+  std::int32_t rank = 0;          // simulated rank that runs it
+  std::int32_t layer = -1;        // global layer index, -1 when not per layer
+  std::int32_t micro_batch = -1;  // -1 when not per micro-batch
+  std::int32_t stage = 0;         // pipeline stage of `rank`
+  std::uint32_t index = 0;        // Compute: into StepGraph::works; Collective: into collectives
+  // Transfer (pipeline send/recv): from `rank` to `peer`, `bytes`. Its successors on the peer
+  // model the receive; extra_groups lists identical replica transfers as (src, dst) pairs.
+  std::int32_t peer = -1;
+  double bytes = 0;
+  std::uint32_t deps = 0;         // number of predecessors
+  std::uint32_t succ_begin = 0;   // successors: StepGraph::successors[succ_begin, succ_end)
+  std::uint32_t succ_end = 0;
+};
+
+struct StepGraph {
+  std::vector<Task> tasks;
+  std::vector<TaskId> successors;           // CSR adjacency, see Task::succ_begin
+  std::vector<Work> works;                  // shared: identical layers point at one Work
+  std::vector<Collective> collectives;
+  std::vector<std::int32_t> simulated_ranks;  // ranks that carry tasks, ascending
+  std::int32_t total_ranks = 0;             // real ranks in the job
+  // Replica transfers for Transfer tasks by symmetry: for task t, replica_transfers[t] lists
+  // (src, dst) pairs that move the same bytes at the same time. Empty when not symmetric.
+  std::vector<std::vector<std::pair<std::int32_t, std::int32_t>>> replica_transfers;
+};
+
+}  // namespace trnsim::workload

@@ -1,0 +1,213 @@
+#include "trnsim/replay/executor.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "trnsim/error.hpp"
+
+namespace trnsim::replay {
+namespace {
+
+using workload::Collective;
+using workload::StepGraph;
+using workload::Task;
+using workload::TaskId;
+using workload::TaskKind;
+
+constexpr std::size_t kStreams = static_cast<std::size_t>(workload::kStreamCount);
+
+// A stream's ready tasks, first-in first-out. Storage is reserved up front for every task that
+// will ever use the stream, so pushing never reallocates while the engine runs.
+struct StreamQueue {
+  std::vector<TaskId> ready;
+  std::size_t head = 0;
+  bool busy = false;
+  bool empty() const { return head == ready.size(); }
+};
+
+class Run {
+ public:
+  Run(sim::Engine& engine, const StepGraph& graph, std::span<const double> work_seconds,
+      Communicator& comm, const ExecutorOptions& options)
+      : engine_(engine), graph_(graph), work_seconds_(work_seconds), comm_(comm), options_(options) {
+    index_ranks();
+    index_collectives();
+    timeline_.spans.resize(graph_.tasks.size());
+    deps_left_.resize(graph_.tasks.size());
+    for (std::size_t t = 0; t < graph_.tasks.size(); ++t) deps_left_[t] = graph_.tasks[t].deps;
+  }
+
+  Timeline run() {
+    const std::uint64_t events_before = engine_.events_processed();
+    for (TaskId t = 0; t < graph_.tasks.size(); ++t) {
+      if (deps_left_[t] == 0) make_ready(t);
+    }
+    engine_.run();
+    if (finished_ != graph_.tasks.size()) report_stuck();
+    timeline_.events = engine_.events_processed() - events_before;
+    return std::move(timeline_);
+  }
+
+  // Called from engine events (handlers capture `this` and an index).
+  void compute_done(TaskId t) { finish(t); }
+  void transfer_done(TaskId t) {
+    --on_network_[rank_slot(graph_.tasks[t].rank)];
+    finish(t);
+  }
+  void collective_done(std::uint32_t c) {
+    for (std::uint32_t i = member_begin_[c]; i < member_begin_[c + 1]; ++i) {
+      --on_network_[rank_slot(graph_.tasks[members_[i]].rank)];
+    }
+    for (std::uint32_t i = member_begin_[c]; i < member_begin_[c + 1]; ++i) finish(members_[i]);
+  }
+
+ private:
+  void index_ranks() {
+    const auto& ranks = graph_.simulated_ranks;
+    if (!std::is_sorted(ranks.begin(), ranks.end())) {
+      throw InternalError("replay: StepGraph::simulated_ranks must be ascending");
+    }
+    std::vector<std::size_t> per_stream(ranks.size() * kStreams, 0);
+    for (const Task& task : graph_.tasks) ++per_stream[queue_index(task)];
+    queues_.resize(per_stream.size());
+    for (std::size_t q = 0; q < queues_.size(); ++q) queues_[q].ready.reserve(per_stream[q]);
+    on_network_.assign(ranks.size(), 0);
+  }
+
+  // Members of each collective, as CSR: members_[member_begin_[c], member_begin_[c+1]).
+  void index_collectives() {
+    const std::size_t n = graph_.collectives.size();
+    member_begin_.assign(n + 1, 0);
+    for (const Task& task : graph_.tasks) {
+      if (task.kind == TaskKind::Collective) ++member_begin_[task.index + 1];
+    }
+    for (std::size_t c = 0; c < n; ++c) member_begin_[c + 1] += member_begin_[c];
+    members_.resize(member_begin_[n]);
+    std::vector<std::uint32_t> fill(member_begin_.begin(), member_begin_.end() - 1);
+    for (TaskId t = 0; t < graph_.tasks.size(); ++t) {
+      const Task& task = graph_.tasks[t];
+      if (task.kind == TaskKind::Collective) members_[fill[task.index]++] = t;
+    }
+    arrived_.assign(n, 0);
+  }
+
+  std::size_t rank_slot(std::int32_t rank) const {
+    const auto& ranks = graph_.simulated_ranks;
+    const auto it = std::lower_bound(ranks.begin(), ranks.end(), rank);
+    if (it == ranks.end() || *it != rank) {
+      throw InternalError(fmt::format("replay: task on rank {} that is not simulated", rank));
+    }
+    return static_cast<std::size_t>(it - ranks.begin());
+  }
+  std::size_t queue_index(const Task& task) const {
+    return rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream);
+  }
+
+  void make_ready(TaskId t) {
+    StreamQueue& q = queues_[queue_index(graph_.tasks[t])];
+    q.ready.push_back(t);
+    if (!q.busy) start_next(q);
+  }
+
+  void start_next(StreamQueue& q) {
+    if (q.empty()) return;
+    const TaskId t = q.ready[q.head++];
+    q.busy = true;
+    const Task& task = graph_.tasks[t];
+    const sim::Time now = engine_.now();
+    timeline_.spans[t].start = now;
+    switch (task.kind) {
+      case TaskKind::Compute: {
+        double seconds = work_seconds_[task.index];
+        if (on_network_[rank_slot(task.rank)] > 0) seconds *= options_.comm_compute_slowdown;
+        timeline_.spans[t].active = now;
+        engine_.schedule_in(sim::Time::seconds(seconds), [this, t] { compute_done(t); });
+        break;
+      }
+      case TaskKind::Transfer: {
+        timeline_.spans[t].active = now;
+        ++on_network_[rank_slot(task.rank)];
+        const auto replicas = t < graph_.replica_transfers.size()
+                                  ? std::span<const RankPair>(graph_.replica_transfers[t])
+                                  : std::span<const RankPair>();
+        comm_.start_transfer(task.rank, task.peer, task.bytes, replicas,
+                             sim::InlineHandler([this, t] { transfer_done(t); }));
+        break;
+      }
+      case TaskKind::Collective: {
+        const std::uint32_t c = task.index;
+        if (++arrived_[c] == member_begin_[c + 1] - member_begin_[c]) start_collective(c, now);
+        break;
+      }
+    }
+  }
+
+  void start_collective(std::uint32_t c, sim::Time now) {
+    for (std::uint32_t i = member_begin_[c]; i < member_begin_[c + 1]; ++i) {
+      timeline_.spans[members_[i]].active = now;
+      ++on_network_[rank_slot(graph_.tasks[members_[i]].rank)];
+    }
+    comm_.start_collective(graph_.collectives[c], sim::InlineHandler([this, c] { collective_done(c); }));
+  }
+
+  void finish(TaskId t) {
+    const Task& task = graph_.tasks[t];
+    const sim::Time now = engine_.now();
+    timeline_.spans[t].end = now;
+    timeline_.step_time = std::max(timeline_.step_time, now);
+    ++finished_;
+    for (std::uint32_t s = task.succ_begin; s < task.succ_end; ++s) {
+      const TaskId next = graph_.successors[s];
+      if (--deps_left_[next] == 0) make_ready(next);
+    }
+    StreamQueue& q = queues_[queue_index(task)];
+    q.busy = false;
+    start_next(q);
+  }
+
+  [[noreturn]] void report_stuck() const {
+    for (TaskId t = 0; t < graph_.tasks.size(); ++t) {
+      const Task& task = graph_.tasks[t];
+      if (deps_left_[t] > 0) {
+        throw InternalError(fmt::format(
+            "replay: {} of {} tasks never ran; task {} on rank {} still waits for {} dependencies "
+            "(a cycle, or a collective not every member reaches)",
+            graph_.tasks.size() - finished_, graph_.tasks.size(), t, task.rank, deps_left_[t]));
+      }
+    }
+    throw InternalError(fmt::format("replay: {} of {} tasks never finished (a collective whose members "
+                                    "did not all arrive)",
+                                    graph_.tasks.size() - finished_, graph_.tasks.size()));
+  }
+
+  sim::Engine& engine_;
+  const StepGraph& graph_;
+  std::span<const double> work_seconds_;
+  Communicator& comm_;
+  ExecutorOptions options_;
+  Timeline timeline_;
+  std::vector<std::uint32_t> deps_left_;
+  std::vector<StreamQueue> queues_;
+  std::vector<std::uint32_t> on_network_;  // per simulated rank: collectives/transfers in flight
+  std::vector<std::uint32_t> member_begin_, members_, arrived_;
+  std::size_t finished_ = 0;
+};
+
+}  // namespace
+
+Timeline execute(sim::Engine& engine, const workload::StepGraph& graph,
+                 std::span<const double> work_seconds, Communicator& comm,
+                 const ExecutorOptions& options) {
+  if (work_seconds.size() != graph.works.size()) {
+    throw InternalError(fmt::format("replay: {} work durations for {} works", work_seconds.size(),
+                                    graph.works.size()));
+  }
+  Run run(engine, graph, work_seconds, comm, options);
+  return run.run();
+}
+
+}  // namespace trnsim::replay

@@ -1,0 +1,125 @@
+#include "trnsim/sim/engine.hpp"
+
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "trnsim/error.hpp"
+
+namespace trnsim::sim {
+
+static_assert(sizeof(InlineHandler) + sizeof(std::uint64_t) <= 64,
+              "an event record is meant to fill one 64-byte cache line");
+
+Engine::Engine() = default;
+Engine::~Engine() = default;
+
+void Engine::grow() {
+  const std::size_t first = chunks_.size() * kChunkSize;
+  if (first + kChunkSize > std::numeric_limits<std::uint32_t>::max()) {
+    throw InternalError("sim::Engine: more than 2^32 event records needed");
+  }
+  chunks_.push_back(std::make_unique<EventRecord[]>(kChunkSize));
+  // Capacity for every record, so that returning one to the free list never allocates (cancel is
+  // noexcept and the run loop must not allocate).
+  free_.reserve(first + kChunkSize);
+  // Pushed in reverse so that the lowest index is used first (cosmetic: order never depends on it).
+  for (std::size_t i = kChunkSize; i-- > 0;) free_.push_back(static_cast<std::uint32_t>(first + i));
+}
+
+EventId Engine::enqueue(Time at, std::uint32_t slot) {
+  EventRecord& rec = record(slot);
+  try {
+    queue_.push(at, slot);
+  } catch (...) {
+    rec.handler.reset();
+    free_.push_back(slot);
+    throw;
+  }
+  rec.serial = next_serial_++;
+  ++live_;
+  return EventId(slot, rec.serial);
+}
+
+bool Engine::cancel(EventId id) noexcept {
+  if (!id.valid() || (id.slot_ >> kChunkBits) >= chunks_.size()) return false;
+  EventRecord& rec = record(id.slot_);
+  if (rec.serial != id.serial_) return false;  // already run, running, cancelled or reused
+  rec.serial = 0;
+  rec.handler.reset();
+  --live_;
+  // The key stays in the heap until it reaches the top; compacting once dead keys outnumber live
+  // ones (plus slack) keeps the heap and the record pool within twice the pending count.
+  if (queue_.size() - live_ > live_ + kCompactionSlack) compact();
+  return true;
+}
+
+void Engine::compact() noexcept {
+  queue_.remove_if([this](std::uint32_t slot) { return record(slot).serial == 0; },
+                   [this](std::uint32_t slot) { free_.push_back(slot); });
+}
+
+void Engine::run() { run_through(std::numeric_limits<Time::Rep>::max()); }
+
+void Engine::run_until(Time t) {
+  if (t.picoseconds() < now_) {
+    throw InternalError(fmt::format("sim::Engine::run_until({} ps) is before now ({} ps)",
+                                    t.picoseconds(), now_));
+  }
+  run_through(t.picoseconds());
+  now_ = t.picoseconds();
+}
+
+void Engine::run_through(Time::Rep limit) {
+  if (running_) throw InternalError("sim::Engine: run() or run_until() called from inside a handler");
+  running_ = true;
+  // Returns the record of the event being run to the pool even when its handler throws.
+  struct Finish {
+    Engine& engine;
+    std::uint32_t slot = 0;
+    bool armed = false;
+    void release() noexcept {
+      engine.record(slot).handler.reset();
+      engine.free_.push_back(slot);
+      armed = false;
+    }
+    ~Finish() {
+      if (armed) release();
+      engine.running_ = false;
+    }
+  } finish{*this};
+
+  while (!queue_.empty()) {
+    const EventKey key = queue_.top();
+    if (key.time > limit) break;
+    queue_.pop();
+    const std::uint32_t slot = key.slot();
+    EventRecord& rec = record(slot);
+    if (rec.serial == 0) {  // cancelled: its handler is already gone
+      free_.push_back(slot);
+      continue;
+    }
+    rec.serial = 0;  // running: cancel() of this event is now a no-op
+    --live_;
+    now_ = key.time;
+    ++processed_;
+    // The next record is likely a cache miss; start fetching it while this handler runs.
+    if (!queue_.empty()) __builtin_prefetch(&record(queue_.top().slot()));
+    finish.slot = slot;
+    finish.armed = true;
+    rec.handler();
+    finish.release();
+  }
+}
+
+void Engine::throw_in_past(Time at) const {
+  throw InternalError(fmt::format("sim::Engine::schedule at {} ps, before now ({} ps)",
+                                  at.picoseconds(), now_));
+}
+
+void Engine::throw_negative_delay(Time delay) {
+  throw InternalError(fmt::format("sim::Engine::schedule_in with negative delay {} ps",
+                                  delay.picoseconds()));
+}
+
+}  // namespace trnsim::sim

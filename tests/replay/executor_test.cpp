@@ -1,0 +1,162 @@
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "fixed_communicator.hpp"
+#include "trnsim/replay/executor.hpp"
+
+using namespace trnsim;
+using workload::Stream;
+using workload::StepGraph;
+using workload::TaskId;
+using workload::TaskKind;
+
+namespace {
+
+// Builds a StepGraph by hand: add tasks, then edges, then finish() lays out the CSR successors.
+struct GraphBuilder {
+  StepGraph g;
+  std::vector<std::vector<TaskId>> succ;
+
+  TaskId compute(std::int32_t rank, std::uint32_t work) {
+    return add({.kind = TaskKind::Compute, .stream = Stream::Compute, .rank = rank, .index = work});
+  }
+  TaskId collective(std::int32_t rank, std::uint32_t coll, Stream s = Stream::TpComm) {
+    return add({.kind = TaskKind::Collective, .stream = s, .rank = rank, .index = coll});
+  }
+  TaskId transfer(std::int32_t from, std::int32_t to) {
+    return add({.kind = TaskKind::Transfer, .stream = Stream::PpComm, .rank = from, .peer = to, .bytes = 1});
+  }
+  TaskId add(workload::Task t) {
+    g.tasks.push_back(t);
+    succ.emplace_back();
+    return static_cast<TaskId>(g.tasks.size() - 1);
+  }
+  void edge(TaskId from, TaskId to) {
+    succ[from].push_back(to);
+    ++g.tasks[to].deps;
+  }
+  StepGraph finish(std::vector<std::int32_t> ranks, std::size_t works, std::size_t collectives) {
+    for (std::size_t t = 0; t < g.tasks.size(); ++t) {
+      g.tasks[t].succ_begin = static_cast<std::uint32_t>(g.successors.size());
+      g.successors.insert(g.successors.end(), succ[t].begin(), succ[t].end());
+      g.tasks[t].succ_end = static_cast<std::uint32_t>(g.successors.size());
+    }
+    g.simulated_ranks = std::move(ranks);
+    g.total_ranks = static_cast<std::int32_t>(g.simulated_ranks.size());
+    g.works.resize(works);
+    g.collectives.resize(collectives);
+    return std::move(g);
+  }
+};
+
+sim::Time us(double v) { return sim::Time::seconds(v * 1e-6); }
+
+}  // namespace
+
+TEST_CASE("executor: a chain of compute tasks takes the sum of their times") {
+  GraphBuilder b;
+  const TaskId a = b.compute(0, 0), c = b.compute(0, 1), d = b.compute(0, 0);
+  b.edge(a, c);
+  b.edge(c, d);
+  const StepGraph g = b.finish({0}, 2, 0);
+  sim::Engine engine;
+  test::FixedCommunicator comm(engine, us(0), us(0));
+  const std::vector<double> seconds{3e-6, 5e-6};
+  const auto tl = replay::execute(engine, g, seconds, comm);
+  // 3 + 5 + 3 us, back to back.
+  CHECK(tl.step_time == us(11));
+  CHECK(tl.spans[c].start == us(3));
+  CHECK(tl.spans[d].end == us(11));
+}
+
+TEST_CASE("executor: independent tasks share one stream in turn but run in parallel on two ranks") {
+  SECTION("same rank, same stream: serialised") {
+    GraphBuilder b;
+    b.compute(0, 0);
+    b.compute(0, 0);
+    const StepGraph g = b.finish({0}, 1, 0);
+    sim::Engine engine;
+    test::FixedCommunicator comm(engine, us(0), us(0));
+    const std::vector<double> seconds{4e-6};
+    CHECK(replay::execute(engine, g, seconds, comm).step_time == us(8));
+  }
+  SECTION("two ranks: concurrent") {
+    GraphBuilder b;
+    b.compute(0, 0);
+    b.compute(1, 0);
+    const StepGraph g = b.finish({0, 1}, 1, 0);
+    sim::Engine engine;
+    test::FixedCommunicator comm(engine, us(0), us(0));
+    const std::vector<double> seconds{4e-6};
+    CHECK(replay::execute(engine, g, seconds, comm).step_time == us(4));
+  }
+}
+
+TEST_CASE("executor: a collective starts when its last member arrives and releases all members") {
+  GraphBuilder b;
+  // rank 0 computes 2 us, rank 1 computes 7 us, then both join collective 0 (10 us on the network),
+  // then each computes 1 us. Expected: collective active at 7, done at 17; step ends at 18.
+  const TaskId c0 = b.compute(0, 0), c1 = b.compute(1, 1);
+  const TaskId m0 = b.collective(0, 0), m1 = b.collective(1, 0);
+  const TaskId e0 = b.compute(0, 2), e1 = b.compute(1, 2);
+  b.edge(c0, m0);
+  b.edge(c1, m1);
+  b.edge(m0, e0);
+  b.edge(m1, e1);
+  const StepGraph g = b.finish({0, 1}, 3, 1);
+  sim::Engine engine;
+  test::FixedCommunicator comm(engine, us(10), us(0));
+  const std::vector<double> seconds{2e-6, 7e-6, 1e-6};
+  const auto tl = replay::execute(engine, g, seconds, comm);
+  CHECK(comm.collectives_started == 1);
+  CHECK(tl.spans[m0].start == us(2));   // rank 0 waits at the call from 2 us ...
+  CHECK(tl.spans[m0].active == us(7));  // ... until rank 1 arrives
+  CHECK(tl.spans[m1].end == us(17));
+  CHECK(tl.step_time == us(18));
+}
+
+TEST_CASE("executor: a transfer orders work across ranks") {
+  GraphBuilder b;
+  // stage 0 computes 5 us, sends (3 us), stage 1 computes 2 us: 10 us in all.
+  const TaskId f0 = b.compute(0, 0);
+  const TaskId s = b.transfer(0, 1);
+  const TaskId f1 = b.compute(1, 1);
+  b.edge(f0, s);
+  b.edge(s, f1);
+  const StepGraph g = b.finish({0, 1}, 2, 0);
+  sim::Engine engine;
+  test::FixedCommunicator comm(engine, us(0), us(3));
+  const std::vector<double> seconds{5e-6, 2e-6};
+  const auto tl = replay::execute(engine, g, seconds, comm);
+  CHECK(comm.transfers_started == 1);
+  CHECK(tl.spans[f1].start == us(8));
+  CHECK(tl.step_time == us(10));
+}
+
+TEST_CASE("executor: compute that starts while its rank communicates is slowed by the GPU factor") {
+  GraphBuilder b;
+  // A 10 us collective alone on the TP stream starts at 0; compute (4 us) is independent and starts
+  // at 0 too, while the collective is on the network: 4 us x 1.25 = 5 us.
+  const TaskId m = b.collective(0, 0);
+  const TaskId c = b.compute(0, 0);
+  const StepGraph g = b.finish({0}, 1, 1);
+  sim::Engine engine;
+  test::FixedCommunicator comm(engine, us(10), us(0));
+  const std::vector<double> seconds{4e-6};
+  const auto tl = replay::execute(engine, g, seconds, comm, {.comm_compute_slowdown = 1.25});
+  CHECK(tl.spans[c].end == us(5));
+  CHECK(tl.spans[m].end == us(10));
+}
+
+TEST_CASE("executor: a cycle is reported, not hung") {
+  GraphBuilder b;
+  const TaskId a = b.compute(0, 0), c = b.compute(0, 0);
+  b.edge(a, c);
+  b.edge(c, a);
+  const StepGraph g = b.finish({0}, 1, 0);
+  sim::Engine engine;
+  test::FixedCommunicator comm(engine, us(0), us(0));
+  const std::vector<double> seconds{1e-6};
+  CHECK_THROWS_AS(replay::execute(engine, g, seconds, comm), InternalError);
+}

@@ -1,0 +1,114 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "trnsim/error.hpp"
+#include "trnsim/sim/event_queue.hpp"
+
+using trnsim::sim::EventQueue;
+using trnsim::sim::Time;
+
+namespace {
+// Reference pending set: a plain list; the next to pop is the smallest (time, insertion count).
+struct Reference {
+  struct Item {
+    Time::Rep time;
+    std::uint64_t inserted;
+    std::uint32_t slot;
+  };
+  std::vector<Item> items;
+  std::uint64_t count = 0;
+  void push(Time::Rep t, std::uint32_t slot) { items.push_back({t, count++, slot}); }
+  std::uint32_t pop() {
+    auto it = std::min_element(items.begin(), items.end(), [](const Item& a, const Item& b) {
+      return a.time < b.time || (a.time == b.time && a.inserted < b.inserted);
+    });
+    const std::uint32_t slot = it->slot;
+    items.erase(it);
+    return slot;
+  }
+};
+
+// Random pushes and pops over few distinct times (many ties), never more than max_size keys held;
+// checks every pop against Reference.
+void check_against_reference(EventQueue& q, int operations, std::size_t max_size, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Reference ref;
+  std::uint32_t next_slot = 0;
+  for (int i = 0; i < operations; ++i) {
+    if (q.empty() || (q.size() < max_size && rng() % 3 != 0)) {
+      const auto t = static_cast<Time::Rep>(rng() % 8);
+      q.push(Time::ps(t), next_slot);
+      ref.push(t, next_slot);
+      ++next_slot;
+    } else {
+      REQUIRE(q.top().slot() == ref.pop());
+      q.pop();
+    }
+    REQUIRE(q.size() == ref.items.size());
+  }
+  while (!q.empty()) {
+    REQUIRE(q.top().slot() == ref.pop());
+    q.pop();
+  }
+}
+}  // namespace
+
+TEST_CASE("event queue: pops by time, then first pushed first on ties") {
+  EventQueue q;
+  // (time, slot) pushed in this order; expected pop order worked out by hand:
+  // t=1: slot 3; t=3: slots 1, 4; t=5: slots 0, 2, 5.
+  const Time::Rep times[] = {5, 3, 5, 1, 3, 5};
+  for (std::uint32_t s = 0; s < 6; ++s) q.push(Time::ps(times[s]), s);
+  std::vector<std::uint32_t> order;
+  while (!q.empty()) {
+    order.push_back(q.top().slot());
+    q.pop();
+  }
+  CHECK(order == std::vector<std::uint32_t>{3, 1, 4, 0, 2, 5});
+}
+
+TEST_CASE("event queue: random pushes and pops match a reference list") {
+  EventQueue q;
+  check_against_reference(q, 20'000, 20'000, 42);
+}
+
+TEST_CASE("event queue: renumbering the sequence counter keeps the order") {
+  // With a limit of 5 the counter is renumbered every few pushes; order must not change.
+  EventQueue q(5);
+  check_against_reference(q, 5'000, 5, 7);
+}
+
+TEST_CASE("event queue: refuses more keys than the sequence limit") {
+  EventQueue q(4);
+  for (std::uint32_t s = 0; s < 4; ++s) q.push(Time::ps(1), s);
+  CHECK_THROWS_AS(q.push(Time::ps(1), 4), trnsim::InternalError);
+  q.pop();
+  CHECK_NOTHROW(q.push(Time::ps(0), 5));
+  CHECK(q.top().slot() == 5);
+}
+
+TEST_CASE("event queue: remove_if drops the chosen keys and keeps the rest in order") {
+  EventQueue q;
+  // Slots 0..99 at time (slot % 10): odd slots are removed.
+  for (std::uint32_t s = 0; s < 100; ++s) q.push(Time::ps(s % 10), s);
+  std::vector<std::uint32_t> removed;
+  q.remove_if([](std::uint32_t s) { return s % 2 == 1; },
+              [&removed](std::uint32_t s) { removed.push_back(s); });
+  CHECK(q.size() == 50);
+  CHECK(removed.size() == 50);
+  CHECK(std::all_of(removed.begin(), removed.end(), [](std::uint32_t s) { return s % 2 == 1; }));
+  // Expected: by time t = 0, 2, 4, 6, 8 the even slots t, t+10, ..., t+90 in push order.
+  std::vector<std::uint32_t> expected;
+  for (std::uint32_t t = 0; t < 10; t += 2)
+    for (std::uint32_t s = t; s < 100; s += 10) expected.push_back(s);
+  std::vector<std::uint32_t> order;
+  while (!q.empty()) {
+    order.push_back(q.top().slot());
+    q.pop();
+  }
+  CHECK(order == expected);
+}
