@@ -74,17 +74,26 @@ sim::Time FlowSolver::next_event() {
 }
 
 void FlowSolver::advance_to(sim::Time t) {
-  while (next_event() <= t) {
-    const Event e = calendar_.front();
-    std::pop_heap(calendar_.begin(), calendar_.end(), Later{});
-    calendar_.pop_back();
-    now_ = e.at;
-    ++events_;
-    if (e.kind == EventKind::Start) {
-      start(e.flow);
-    } else {
-      finish(e.flow);
+  // Events at the same time are handled as one batch: every start and finish of that instant is
+  // applied, the rates are recomputed once over the union of the links they touch, and only then
+  // are the listeners told (in event order). Listeners may submit more for the same instant.
+  for (sim::Time at = next_event(); at <= t; at = next_event()) {
+    now_ = at;
+    seeds_.clear();
+    notify_.clear();
+    while (next_event() == at) {
+      const Event e = calendar_.front();
+      std::pop_heap(calendar_.begin(), calendar_.end(), Later{});
+      calendar_.pop_back();
+      ++events_;
+      if (e.kind == EventKind::Start) {
+        start(e.flow);
+      } else {
+        finish(e.flow);
+      }
     }
+    rebalance(seeds_);
+    for (const auto& [listener, tag] : notify_) listener->on_flow_done(tag, now_);
   }
   now_ = t;
 }
@@ -108,7 +117,7 @@ void FlowSolver::start(std::uint32_t f) {
     ls.flows.push_back(f);
   }
   ++active_;
-  rebalance(std::span<const LinkId>(fl.links.data(), static_cast<std::size_t>(fl.hops)));
+  seeds_.insert(seeds_.end(), fl.links.begin(), fl.links.begin() + fl.hops);
 }
 
 void FlowSolver::finish(std::uint32_t f) {
@@ -143,11 +152,9 @@ void FlowSolver::finish(std::uint32_t f) {
     delivered_ += fl.bytes;
   }
   ++completed_;
-  FlowListener* listener = flows_[f].listener;
-  const std::uint64_t tag = flows_[f].tag;
+  if (flows_[f].listener != nullptr) notify_.emplace_back(flows_[f].listener, flows_[f].tag);
   free_.push_back(f);
-  if (hops > 0) rebalance(std::span<const LinkId>(route.data(), static_cast<std::size_t>(hops)));
-  if (listener != nullptr) listener->on_flow_done(tag, now_);
+  seeds_.insert(seeds_.end(), route.begin(), route.begin() + hops);
 }
 
 void FlowSolver::rebalance(std::span<const LinkId> seeds) {

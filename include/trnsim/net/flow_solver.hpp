@@ -89,6 +89,7 @@ class FlowSolver {
   void start(std::uint32_t f);
   void finish(std::uint32_t f);
   // Recomputes max-min rates for the flows connected to `seeds` and reschedules those that changed.
+  // start() and finish() only change the link lists and add their links to seeds_.
   void rebalance(std::span<const LinkId> seeds);
   std::uint32_t allocate();
 
@@ -105,7 +106,8 @@ class FlowSolver {
   std::uint64_t completed_ = 0, events_ = 0;
   double delivered_ = 0;
   // Scratch, reused: no allocation per event once warm.
-  std::vector<LinkId> stack_, comp_links_;
+  std::vector<LinkId> stack_, comp_links_, seeds_;
+  std::vector<std::pair<FlowListener*, std::uint64_t>> notify_;
   std::vector<std::uint32_t> comp_flows_;
   std::vector<std::pair<double, LinkId>> fill_;
 };
