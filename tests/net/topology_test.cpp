@@ -4,6 +4,7 @@
 
 #include "test_clusters.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/net/bisection.hpp"
 #include "trnsim/net/router.hpp"
 #include "trnsim/net/topology.hpp"
 
@@ -138,4 +139,13 @@ TEST_CASE("topology: DOT output names every vertex and inter-chip link") {
   std::size_t arrows = 0;
   for (std::size_t p = dot.find("->"); p != std::string::npos; p = dot.find("->", p + 1)) ++arrows;
   CHECK(arrows == static_cast<std::size_t>(t.link_count() - 4));  // minus the 4 chip-local loops
+}
+
+TEST_CASE("topology: bisection bandwidth of a 4x4 torus cuts 8 links each way") {
+  // Halves y < 2 and y >= 2: 4 columns x 2 y-links (y 1 -> 2 and the wrap y 3 -> 0) from the first
+  // half to the second, 100 GB/s each.
+  const net::Topology t(test::torus_cluster(4, 4, 1, 1));
+  CHECK(net::bisection_bandwidth(t) == Approx(8 * 100e9));
+  // Two GPU nodes: the 8 EFA ports of node 0 at 25 GB/s bound it.
+  CHECK(net::bisection_bandwidth(net::Topology(test::gpu_cluster(8, 2))) == Approx(8 * 25e9));
 }
