@@ -114,6 +114,7 @@ struct FabricSpec {
   double oversubscription = 1.0;   // leaf uplink : downlink bandwidth ratio 1:x (x >= 1)
   double switch_latency = 0;       // seconds per switch traversal
   int leaf_radix = 64;             // downlinks per leaf switch
+  int spines = 8;                  // spine switches: the ECMP width between any two leaves
 };
 
 struct ClusterSpec {

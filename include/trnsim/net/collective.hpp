@@ -1,0 +1,80 @@
+#pragma once
+// Collective operations and their schedules. A schedule is a list of phases; a phase is one step
+// pattern (which rank sends how many bytes to whom) repeated `repeats` times. Step order is per
+// rank: a rank starts its transfers of step k once every transfer of its earlier steps (sent or
+// received) has completed; a transfer starts when both of its ranks have reached its step.
+// Schedules are independent of the network model that executes them.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "trnsim/hw/device_map.hpp"
+
+namespace trnsim::net {
+
+enum class CollectiveOp : std::uint8_t { AllReduce, ReduceScatter, AllGather, AllToAll, Broadcast, SendRecv };
+enum class Algorithm : std::uint8_t {
+  Auto,
+  Ring,               // unidirectional ring
+  BidirectionalRing,  // two rings in opposite directions, half the data each
+  Hierarchical,       // inside the instance, across instances, inside again
+  Torus2D,            // rows of the 2D torus, then columns (all-reduce)
+  HalvingDoubling,    // recursive halving (reduce-scatter) and doubling (all-gather); binomial broadcast
+  Direct,             // every rank to every other at once (all-to-all, mesh); point-to-point send/recv
+};
+inline constexpr Algorithm kConcreteAlgorithms[] = {Algorithm::Ring, Algorithm::BidirectionalRing,
+                                                    Algorithm::Hierarchical, Algorithm::Torus2D,
+                                                    Algorithm::HalvingDoubling, Algorithm::Direct};
+
+std::string_view to_string(CollectiveOp op);
+std::string_view to_string(Algorithm a);
+// Names as on the command line: all-reduce, reduce-scatter, all-gather, all-to-all, broadcast,
+// send-recv; ring, bidirectional-ring (bi-ring), hierarchical, torus-2d, halving-doubling, direct, auto.
+// Throw InputError naming the accepted values.
+CollectiveOp parse_op(std::string_view s);
+Algorithm parse_algorithm(std::string_view s);
+
+// nccl-tests bus bandwidth factor: all-reduce 2(n-1)/n; reduce-scatter, all-gather, all-to-all
+// (n-1)/n; broadcast and send/recv 1.
+double bus_bandwidth_factor(CollectiveOp op, int ranks);
+
+struct Collective {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  std::vector<int> ranks;  // global ranks; broadcast: ranks[0] is the root; send/recv: {from, to}
+  double bytes = 0;        // the size as nccl-tests defines it (all-gather: the gathered output;
+                           // reduce-scatter: the input; all-to-all: one rank's whole buffer)
+  Algorithm algorithm = Algorithm::Auto;
+};
+
+struct Transfer {
+  int src = 0;  // global ranks
+  int dst = 0;
+  double bytes = 0;
+};
+
+struct Phase {
+  std::vector<Transfer> transfers;
+  int repeats = 1;
+};
+
+struct Schedule {
+  Algorithm algorithm = Algorithm::Ring;
+  std::vector<Phase> phases;
+  int steps() const;
+  double bytes_sent() const;  // over all steps
+};
+
+// Whether an algorithm can run this collective on this cluster; on false, `why` says why.
+bool supports(Algorithm a, const Collective& c, const hw::ClusterSpec& cluster, const hw::DeviceMap& devices,
+              std::string_view* why = nullptr);
+// Contract: the schedule of a concrete algorithm (not Auto). Throws InputError when the algorithm
+// does not support the collective (with the reason), or for a bad group (empty, repeated or
+// out-of-range ranks, send/recv without exactly two ranks, negative size).
+Schedule make_schedule(const Collective& c, Algorithm a, const hw::ClusterSpec& cluster, const hw::DeviceMap& devices);
+
+// Ranks in the order a ring visits them: by instance, then chips in snake order over the torus
+// (x forward on even rows, backward on odd rows, so consecutive chips are neighbours and the last
+// row wraps to the first), then logical core. Other topologies: by rank.
+std::vector<int> ring_order(std::vector<int> ranks, const hw::ClusterSpec& cluster, const hw::DeviceMap& devices);
+
+}  // namespace trnsim::net

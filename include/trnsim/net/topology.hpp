@@ -1,0 +1,118 @@
+#pragma once
+// The interconnect of a cluster as a Boost.Graph: vertices are chips (their NeuronCores behind
+// them) and switches; edges are directed links with a bandwidth (bytes/s) and a latency (s).
+// Built once from a hw::ClusterSpec; immutable afterwards.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "trnsim/hw/device_map.hpp"
+#include "trnsim/hw/specs.hpp"
+
+namespace trnsim::net {
+
+using VertexId = std::int32_t;
+using LinkId = std::int32_t;
+
+enum class VertexKind : std::uint8_t { Chip, ServerSwitch, RackSwitch, NvSwitch, Leaf, Spine };
+
+enum class LinkKind : std::uint8_t {
+  ChipLocal,     // core to core inside one chip, through the chip's DMA engines
+  NeuronLink,    // torus X/Y link inside an instance
+  UltraServerZ,  // trn2u: ring between instances of an UltraServer (chips at the same coordinates)
+  ServerSwitch,  // trn3: chip <-> intra-server NeuronSwitch
+  RackSwitch,    // trn3: chip <-> inter-server switch of the UltraServer
+  InterRack,     // trn3: direct link to the chip at the same position in the next UltraServer
+  NvLink,        // GPU <-> NVSwitch
+  EfaPort,       // chip <-> its rail's leaf switch (the chip's share of the instance's EFA)
+  ClosUplink,    // leaf -> spine
+  ClosDownlink,  // spine -> leaf
+};
+inline constexpr int kLinkKinds = 10;
+std::string_view to_string(LinkKind k);
+std::string_view to_string(VertexKind k);
+
+struct Vertex {
+  VertexKind kind = VertexKind::Chip;
+  int index = 0;  // chip: global chip index; switch: index among switches of its kind
+};
+
+struct Link {
+  VertexId src = 0;
+  VertexId dst = 0;
+  LinkKind kind = LinkKind::ChipLocal;
+  double bandwidth = 0;  // bytes/s, this direction
+  double latency = 0;    // seconds
+};
+
+class Topology {
+ public:
+  // The Boost graph: edge property = the link's id in links().
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                      boost::property<boost::edge_index_t, LinkId>>;
+
+  // Contract: O(chips + links). Throws InputError for a cluster whose wiring is inconsistent
+  // (torus dimensions that do not multiply to the chip count, zero bandwidths it needs).
+  explicit Topology(const hw::ClusterSpec& cluster);
+
+  const hw::ClusterSpec& cluster() const { return cluster_; }
+  const hw::DeviceMap& devices() const { return devices_; }
+  const Graph& graph() const { return graph_; }
+  int vertex_count() const { return static_cast<int>(vertices_.size()); }
+  int link_count() const { return static_cast<int>(links_.size()); }
+  const Vertex& vertex(VertexId v) const { return vertices_[static_cast<std::size_t>(v)]; }
+  const Link& link(LinkId l) const { return links_[static_cast<std::size_t>(l)]; }
+  const std::vector<Link>& links() const { return links_; }
+  std::string vertex_name(VertexId v) const;
+
+  // Chips are vertices [0, chips). Their core-to-core link inside the chip:
+  VertexId chip_vertex(int chip) const { return chip; }
+  LinkId local_link(int chip) const { return chip; }  // the first `chips` links are the local ones
+  // The link u -> v, or -1 if none. O(1) expected.
+  LinkId find_link(VertexId u, VertexId v) const;
+
+  // Structure the router needs.
+  bool has_clos() const { return !spines_.empty(); }
+  VertexId leaf(int rail, int instance) const;
+  VertexId spine(int k) const { return spines_[static_cast<std::size_t>(k)]; }
+  int spine_count() const { return static_cast<int>(spines_.size()); }
+  VertexId server_switch(int chip) const;
+  VertexId rack_switch(int ultraserver) const { return rack_switches_[static_cast<std::size_t>(ultraserver)]; }
+  bool has_rack_switches() const { return !rack_switches_.empty(); }
+  VertexId nvswitch(int instance) const { return nvswitches_[static_cast<std::size_t>(instance)]; }
+  int chips_per_server() const { return chips_per_server_; }
+
+  // Writes Graphviz DOT (vertices labelled, edges labelled with kind and GB/s).
+  void write_dot(std::ostream& os) const;
+
+ private:
+  friend class TopologyBuilder;
+  VertexId add_vertex(VertexKind kind, int index);
+  // Adds u -> v; a second link between the same pair of the same kind merges into the first
+  // (bandwidths add): a torus dimension of size 2 wires both ports to the same neighbour.
+  void add_link(VertexId u, VertexId v, LinkKind kind, double bandwidth, double latency);
+  void add_duplex(VertexId u, VertexId v, LinkKind up, LinkKind down, double bandwidth, double latency_up,
+                  double latency_down);
+
+  hw::ClusterSpec cluster_;
+  hw::DeviceMap devices_;
+  Graph graph_;
+  std::vector<Vertex> vertices_;
+  std::vector<Link> links_;
+  std::unordered_map<std::uint64_t, LinkId> link_index_;
+  std::vector<VertexId> leaves_;          // [leaf_group * rails + rail]
+  int rails_ = 0;
+  int leaf_group_size_ = 1;
+  std::vector<VertexId> spines_;
+  std::vector<VertexId> server_switches_;  // [chip / chips_per_server]
+  std::vector<VertexId> rack_switches_;    // [ultraserver]
+  std::vector<VertexId> nvswitches_;       // [instance]
+  int chips_per_server_ = 0;
+};
+
+}  // namespace trnsim::net

@@ -1,0 +1,21 @@
+#pragma once
+// Private: one function per algorithm (each in its own file), and the step patterns they share.
+#include <vector>
+
+#include "trnsim/net/collective.hpp"
+
+namespace trnsim::net::algo {
+
+// One step of a ring over `ring` (global ranks, in order): each rank sends `bytes` to the next;
+// with `both_ways`, also `bytes` to the previous.
+void add_ring_step(Phase& phase, const std::vector<int>& ring, double bytes, bool both_ways);
+void push_phase(Schedule& s, Phase&& p, int repeats);
+
+Schedule ring(const Collective& c, const std::vector<int>& ordered, bool bidirectional);
+Schedule hierarchical(const Collective& c, const std::vector<std::vector<int>>& per_instance);
+Schedule torus_2d(const Collective& c, const std::vector<std::vector<int>>& rows,
+                  const std::vector<std::vector<int>>& columns);
+Schedule halving_doubling(const Collective& c, const std::vector<int>& ordered);
+Schedule direct(const Collective& c);
+
+}  // namespace trnsim::net::algo

@@ -1,0 +1,49 @@
+// Hierarchical collectives: I instances holding L ranks each. All-reduce = ring reduce-scatter
+// inside each instance (L-1 steps of S/L), ring all-reduce across instances between the ranks with
+// the same local index (2(I-1) steps of S/(LI)), ring all-gather inside (L-1 steps of S/L).
+// Reduce-scatter: the first two stages (I-1 steps across); all-gather: the last two, reversed.
+#include "algorithms.hpp"
+
+namespace trnsim::net::algo {
+
+Schedule hierarchical(const Collective& c, const std::vector<std::vector<int>>& per_instance) {
+  Schedule s;
+  s.algorithm = Algorithm::Hierarchical;
+  const int instances = static_cast<int>(per_instance.size());
+  const int local = static_cast<int>(per_instance.front().size());
+  const double inner_chunk = c.bytes / local;
+  const double outer_chunk = c.bytes / (static_cast<double>(local) * instances);
+  auto inside = [&] {
+    Phase p;
+    for (const auto& ring : per_instance) add_ring_step(p, ring, inner_chunk, false);
+    return p;
+  };
+  auto across = [&] {
+    Phase p;
+    std::vector<int> ring(static_cast<std::size_t>(instances));
+    for (int j = 0; j < local; ++j) {
+      for (int i = 0; i < instances; ++i) ring[static_cast<std::size_t>(i)] = per_instance[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+      add_ring_step(p, ring, outer_chunk, false);
+    }
+    return p;
+  };
+  switch (c.op) {
+    case CollectiveOp::AllReduce:
+      push_phase(s, inside(), local - 1);
+      push_phase(s, across(), 2 * (instances - 1));
+      push_phase(s, inside(), local - 1);
+      break;
+    case CollectiveOp::ReduceScatter:
+      push_phase(s, inside(), local - 1);
+      push_phase(s, across(), instances - 1);
+      break;
+    case CollectiveOp::AllGather:
+      push_phase(s, across(), instances - 1);
+      push_phase(s, inside(), local - 1);
+      break;
+    default: break;  // rejected by supports()
+  }
+  return s;
+}
+
+}  // namespace trnsim::net::algo

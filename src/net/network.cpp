@@ -1,0 +1,132 @@
+#include "trnsim/net/network.hpp"
+
+#include "trnsim/error.hpp"
+
+namespace trnsim::net {
+
+Network::Network(const hw::ClusterSpec& cluster, NetworkModel model, sim::Engine& engine)
+    : model_(model),
+      engine_(&engine),
+      topo_(cluster),
+      router_(topo_),
+      analytic_(router_),
+      solver_(topo_),
+      analytic_bytes_(static_cast<std::size_t>(topo_.link_count()), 0.0) {}
+
+Network::~Network() = default;
+
+Schedule Network::schedule(const Collective& c) {
+  return make_schedule(c, analytic_.choose(c), topo_.cluster(), topo_.devices());
+}
+
+std::uint32_t Network::acquire(sim::InlineHandler done) {
+  std::uint32_t slot = 0;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    pending_.emplace_back();
+    slot = static_cast<std::uint32_t>(pending_.size() - 1);
+  }
+  pending_[slot].done = std::move(done);
+  pending_[slot].used = true;
+  ++in_flight_;
+  return slot;
+}
+
+void Network::finish(std::uint32_t slot) {
+  Pending& p = pending_[slot];
+  sim::InlineHandler done = std::move(p.done);
+  p.run.reset();
+  p.used = false;
+  free_.push_back(slot);
+  --in_flight_;
+  if (done) done();
+}
+
+void Network::start(const Collective& c, sim::InlineHandler done) {
+  Schedule s = schedule(c);
+  if (model_ == NetworkModel::Analytic) {
+    const sim::Time t = analytic_.estimate(s);
+    account(s);
+    engine_->schedule_in(t, std::move(done));
+    return;
+  }
+  const std::uint32_t slot = acquire(std::move(done));
+  pending_[slot].run = std::make_unique<CollectiveRun>(std::move(s), router_, solver_);
+  pending_[slot].run->start(engine_->now(), this, slot);
+  wake();
+}
+
+void Network::start_transfer(int src_rank, int dst_rank, double bytes, sim::InlineHandler done) {
+  const auto& dm = topo_.devices();
+  const int a = dm.chip_of(src_rank), b = dm.chip_of(dst_rank);
+  const auto& cal = topo_.cluster().instance.calibration;
+  const Route& r = router_.route(a, b);
+  const sim::Time delay = sim::Time::seconds(cal.collective_startup_s) + sim::Time::seconds(cal.collective_step_s + r.latency);
+  if (model_ == NetworkModel::Analytic) {
+    for (LinkId l : router_.links(r)) analytic_bytes_[static_cast<std::size_t>(l)] += bytes;
+    const sim::Time t = delay + (bytes > 0 ? sim::Time::seconds(bytes / r.bottleneck) : sim::Time::zero());
+    engine_->schedule_in(t, std::move(done));
+    return;
+  }
+  const std::uint32_t slot = acquire(std::move(done));
+  solver_.submit(engine_->now() + delay, router_.links(r), bytes, this, slot);
+  wake();
+}
+
+void Network::on_collective_done(std::uint64_t id, sim::Time now) {
+  // Deferred to its own engine event: the run that calls us must not be destroyed under its feet.
+  const auto slot = static_cast<std::uint32_t>(id);
+  engine_->schedule(now, [this, slot] { finish(slot); });
+}
+
+void Network::on_flow_done(std::uint64_t tag, sim::Time now) {
+  const auto slot = static_cast<std::uint32_t>(tag);
+  engine_->schedule(now, [this, slot] { finish(slot); });
+}
+
+void Network::wake() {
+  if (dispatching_) return;
+  const sim::Time t = solver_.next_event();
+  if (t == sim::Time::max() || t >= wake_at_) return;
+  engine_->cancel(wake_id_);
+  wake_at_ = t;
+  wake_id_ = engine_->schedule(t, [this] { on_wake(); });
+}
+
+void Network::on_wake() {
+  wake_at_ = sim::Time::max();
+  dispatching_ = true;
+  solver_.advance_to(engine_->now());
+  dispatching_ = false;
+  wake();
+}
+
+void Network::account(const Schedule& s) {
+  const auto& dm = topo_.devices();
+  for (const Phase& p : s.phases) {
+    for (const Transfer& t : p.transfers) {
+      for (LinkId l : router_.links(router_.route(dm.chip_of(t.src), dm.chip_of(t.dst)))) {
+        analytic_bytes_[static_cast<std::size_t>(l)] += t.bytes * p.repeats;
+      }
+    }
+  }
+}
+
+std::vector<LinkUsage> Network::link_usage() const {
+  std::vector<LinkUsage> out;
+  const auto& stats = solver_.link_stats();
+  for (LinkId l = 0; l < topo_.link_count(); ++l) {
+    const auto ul = static_cast<std::size_t>(l);
+    const Link& link = topo_.link(l);
+    const double bytes = model_ == NetworkModel::Flow ? stats[ul].bytes : analytic_bytes_[ul];
+    if (!(bytes > 0)) continue;
+    const double busy = model_ == NetworkModel::Flow ? stats[ul].busy.to_seconds() : bytes / link.bandwidth;
+    out.push_back(LinkUsage{l, link.kind, topo_.vertex_name(link.src), topo_.vertex_name(link.dst), link.bandwidth,
+                            bytes, busy});
+  }
+  return out;
+}
+
+}  // namespace trnsim::net

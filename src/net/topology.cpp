@@ -1,0 +1,115 @@
+#include "trnsim/net/topology.hpp"
+
+#include <ostream>
+
+#include <fmt/core.h>
+
+#include "topology_builder.hpp"
+#include "trnsim/error.hpp"
+
+namespace trnsim::net {
+
+std::string_view to_string(LinkKind k) {
+  switch (k) {
+    case LinkKind::ChipLocal: return "chip-local";
+    case LinkKind::NeuronLink: return "neuronlink";
+    case LinkKind::UltraServerZ: return "ultraserver-z";
+    case LinkKind::ServerSwitch: return "server-switch";
+    case LinkKind::RackSwitch: return "rack-switch";
+    case LinkKind::InterRack: return "inter-rack";
+    case LinkKind::NvLink: return "nvlink";
+    case LinkKind::EfaPort: return "efa-port";
+    case LinkKind::ClosUplink: return "clos-uplink";
+    case LinkKind::ClosDownlink: return "clos-downlink";
+  }
+  return "?";
+}
+
+std::string_view to_string(VertexKind k) {
+  switch (k) {
+    case VertexKind::Chip: return "chip";
+    case VertexKind::ServerSwitch: return "server-switch";
+    case VertexKind::RackSwitch: return "rack-switch";
+    case VertexKind::NvSwitch: return "nvswitch";
+    case VertexKind::Leaf: return "leaf";
+    case VertexKind::Spine: return "spine";
+  }
+  return "?";
+}
+
+namespace {
+std::uint64_t pair_key(VertexId u, VertexId v) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(u)) << 32) | static_cast<std::uint32_t>(v);
+}
+}  // namespace
+
+Topology::Topology(const hw::ClusterSpec& cluster) : cluster_(cluster), devices_(cluster) {
+  TopologyBuilder::build(*this);
+}
+
+VertexId Topology::add_vertex(VertexKind kind, int index) {
+  vertices_.push_back(Vertex{kind, index});
+  boost::add_vertex(graph_);
+  return static_cast<VertexId>(vertices_.size() - 1);
+}
+
+void Topology::add_link(VertexId u, VertexId v, LinkKind kind, double bandwidth, double latency) {
+  if (!(bandwidth > 0)) {
+    throw InputError(fmt::format("{}: the {} link {} -> {} needs a positive bandwidth, found {}", cluster_.instance.name,
+                                 to_string(kind), vertex_name(u), vertex_name(v), bandwidth));
+  }
+  const auto key = pair_key(u, v);
+  if (auto it = link_index_.find(key); it != link_index_.end()) {
+    Link& existing = links_[static_cast<std::size_t>(it->second)];
+    if (existing.kind == kind) {
+      existing.bandwidth += bandwidth;
+      return;
+    }
+    throw InternalError(fmt::format("topology: two links of different kinds {} -> {}", vertex_name(u), vertex_name(v)));
+  }
+  const auto id = static_cast<LinkId>(links_.size());
+  links_.push_back(Link{u, v, kind, bandwidth, latency});
+  link_index_.emplace(key, id);
+  boost::add_edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), id, graph_);
+}
+
+void Topology::add_duplex(VertexId u, VertexId v, LinkKind up, LinkKind down, double bandwidth, double latency_up,
+                          double latency_down) {
+  add_link(u, v, up, bandwidth, latency_up);
+  add_link(v, u, down, bandwidth, latency_down);
+}
+
+LinkId Topology::find_link(VertexId u, VertexId v) const {
+  const auto it = link_index_.find(pair_key(u, v));
+  return it == link_index_.end() ? -1 : it->second;
+}
+
+VertexId Topology::leaf(int rail, int instance) const {
+  const int group = instance / leaf_group_size_;
+  return leaves_[static_cast<std::size_t>(group * rails_ + rail)];
+}
+
+VertexId Topology::server_switch(int chip) const {
+  return server_switches_[static_cast<std::size_t>(chip / chips_per_server_)];
+}
+
+std::string Topology::vertex_name(VertexId v) const {
+  const Vertex& x = vertex(v);
+  return fmt::format("{}{}", to_string(x.kind), x.index);
+}
+
+void Topology::write_dot(std::ostream& os) const {
+  os << "digraph trnsim {\n  // " << cluster_.instances << " x " << cluster_.instance.name << "\n";
+  for (std::size_t v = 0; v < vertices_.size(); ++v) {
+    const bool chip = vertices_[v].kind == VertexKind::Chip;
+    os << fmt::format("  v{} [label=\"{}\", shape={}];\n", v, vertex_name(static_cast<VertexId>(v)),
+                      chip ? "box" : "ellipse");
+  }
+  for (const Link& l : links_) {
+    if (l.src == l.dst) continue;  // chip-local links are loops; left out of the picture
+    os << fmt::format("  v{} -> v{} [label=\"{} {:.0f} GB/s\"];\n", l.src, l.dst, to_string(l.kind), l.bandwidth / 1e9);
+  }
+  os << "}\n";
+}
+
+}  // namespace trnsim::net

@@ -1,0 +1,187 @@
+// Wiring rules of each hardware family. Per-chip bandwidths come from the preset (all of a chip's
+// links of one kind together, one direction) and are split evenly over the chip's ports of that kind.
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "topology_builder.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/net/topology.hpp"
+
+namespace trnsim::net {
+
+void TopologyBuilder::build(Topology& t) {
+  chips(t);
+  switch (t.cluster_.instance.topology) {
+    case hw::IntraTopology::Single: break;
+    case hw::IntraTopology::Torus2D: torus(t); break;
+    case hw::IntraTopology::NvSwitch: nvswitch(t); break;
+    case hw::IntraTopology::Switched: switched(t); break;
+  }
+  if (t.cluster_.instance.topology == hw::IntraTopology::Torus2D) ultraserver_ring(t);
+  clos(t);
+}
+
+// Chips are vertices [0, chips) and their chip-local links are links [0, chips): the cores of a
+// chip exchange data through its DMA engines (dma_bandwidth; when not published, a copy reads and
+// writes HBM, so half the HBM bandwidth).
+void TopologyBuilder::chips(Topology& t) {
+  const hw::ChipSpec& chip = t.cluster_.instance.chip;
+  const double local = chip.dma_bandwidth > 0 ? chip.dma_bandwidth : chip.hbm_bandwidth / 2;
+  const int n = t.devices_.chips();
+  for (int c = 0; c < n; ++c) t.add_vertex(VertexKind::Chip, c);
+  for (int c = 0; c < n; ++c) {
+    if (!(local > 0)) {
+      throw InputError(fmt::format("{}: chip needs dma_bandwidth or hbm_bandwidth for core-to-core copies",
+                                   t.cluster_.instance.name));
+    }
+    t.add_link(c, c, LinkKind::ChipLocal, local, 0.0);
+  }
+}
+
+// trn1/trn2: each instance is an X x Y 2D torus; chip c sits at (c % X, c / X). A chip has two
+// ports per dimension longer than 1 (4 for 4x4), each with intra.bandwidth / ports.
+void TopologyBuilder::torus(Topology& t) {
+  const hw::InstanceSpec& inst = t.cluster_.instance;
+  const int nx = inst.torus_x, ny = inst.torus_y;
+  if (nx < 1 || ny < 1 || nx * ny != inst.chips) {
+    throw InputError(fmt::format("{}: torus {}x{} does not hold its {} chips", inst.name, nx, ny, inst.chips));
+  }
+  const int ports = (nx > 1 ? 2 : 0) + (ny > 1 ? 2 : 0);
+  if (ports == 0) return;
+  const double bw = inst.intra.bandwidth / ports;
+  for (int i = 0; i < t.cluster_.instances; ++i) {
+    const int base = i * inst.chips;
+    for (int y = 0; y < ny; ++y) {
+      for (int x = 0; x < nx; ++x) {
+        const int c = base + y * nx + x;
+        if (nx > 1) {
+          t.add_link(c, base + y * nx + (x + 1) % nx, LinkKind::NeuronLink, bw, inst.intra.latency);
+          t.add_link(c, base + y * nx + (x + nx - 1) % nx, LinkKind::NeuronLink, bw, inst.intra.latency);
+        }
+        if (ny > 1) {
+          t.add_link(c, base + ((y + 1) % ny) * nx + x, LinkKind::NeuronLink, bw, inst.intra.latency);
+          t.add_link(c, base + ((y + ny - 1) % ny) * nx + x, LinkKind::NeuronLink, bw, inst.intra.latency);
+        }
+      }
+    }
+  }
+}
+
+// trn2u: the chips at the same coordinates in the instances of one UltraServer form a ring (Z);
+// each chip's ultraserver_link bandwidth is split over its two Z ports.
+void TopologyBuilder::ultraserver_ring(Topology& t) {
+  const hw::InstanceSpec& inst = t.cluster_.instance;
+  const int z = t.devices_.instances_per_ultraserver();
+  if (z < 2 || !(inst.ultraserver_link.bandwidth > 0)) return;
+  if (t.cluster_.instances % z != 0) {
+    throw InputError(fmt::format("{}: {} instances is not a whole number of UltraServers of {}", inst.name,
+                                 t.cluster_.instances, z));
+  }
+  const double bw = inst.ultraserver_link.bandwidth / 2;
+  for (int u = 0; u < t.cluster_.instances / z; ++u) {
+    for (int k = 0; k < z; ++k) {
+      for (int c = 0; c < inst.chips; ++c) {
+        const int from = (u * z + k) * inst.chips + c;
+        t.add_link(from, (u * z + (k + 1) % z) * inst.chips + c, LinkKind::UltraServerZ, bw, inst.ultraserver_link.latency);
+        t.add_link(from, (u * z + (k + z - 1) % z) * inst.chips + c, LinkKind::UltraServerZ, bw,
+                   inst.ultraserver_link.latency);
+      }
+    }
+  }
+}
+
+// trn3: servers of chips_per_server chips behind an intra-server switch (intra.bandwidth per chip);
+// all chips of an UltraServer behind its inter-server switch (ultraserver_link per chip); and
+// direct links from each chip to the chip at the same position in the neighbouring UltraServers
+// (inter_rack_link per chip, split over the two directions of that ring).
+void TopologyBuilder::switched(Topology& t) {
+  const hw::InstanceSpec& inst = t.cluster_.instance;
+  const int chips = t.devices_.chips();
+  t.chips_per_server_ = inst.chips_per_server > 0 ? inst.chips_per_server : inst.chips;
+  if (inst.chips % t.chips_per_server_ != 0) {
+    throw InputError(fmt::format("{}: {} chips per server do not divide the {} chips of an instance", inst.name,
+                                 t.chips_per_server_, inst.chips));
+  }
+  for (int s = 0; s < chips / t.chips_per_server_; ++s) {
+    const VertexId sw = t.add_vertex(VertexKind::ServerSwitch, s);
+    t.server_switches_.push_back(sw);
+    for (int c = s * t.chips_per_server_; c < (s + 1) * t.chips_per_server_; ++c) {
+      t.add_duplex(c, sw, LinkKind::ServerSwitch, LinkKind::ServerSwitch, inst.intra.bandwidth, inst.intra.latency, 0.0);
+    }
+  }
+  const int chips_per_us = inst.chips * t.devices_.instances_per_ultraserver();
+  const int ultraservers = t.devices_.ultraservers();
+  if (chips_per_us > t.chips_per_server_ && inst.ultraserver_link.bandwidth > 0) {
+    for (int u = 0; u < ultraservers; ++u) {
+      const VertexId sw = t.add_vertex(VertexKind::RackSwitch, u);
+      t.rack_switches_.push_back(sw);
+      for (int c = u * chips_per_us; c < std::min(chips, (u + 1) * chips_per_us); ++c) {
+        t.add_duplex(c, sw, LinkKind::RackSwitch, LinkKind::RackSwitch, inst.ultraserver_link.bandwidth,
+                     inst.ultraserver_link.latency, 0.0);
+      }
+    }
+  }
+  if (ultraservers > 1 && inst.inter_rack_link.bandwidth > 0 && chips % chips_per_us == 0) {
+    const double bw = inst.inter_rack_link.bandwidth / 2;
+    for (int u = 0; u < ultraservers; ++u) {
+      for (int p = 0; p < chips_per_us; ++p) {
+        const int from = u * chips_per_us + p;
+        t.add_link(from, ((u + 1) % ultraservers) * chips_per_us + p, LinkKind::InterRack, bw, inst.inter_rack_link.latency);
+        t.add_link(from, ((u + ultraservers - 1) % ultraservers) * chips_per_us + p, LinkKind::InterRack, bw,
+                   inst.inter_rack_link.latency);
+      }
+    }
+  }
+}
+
+// GPUs: one NVSwitch per instance (the switches of a node taken together), intra.bandwidth per GPU.
+void TopologyBuilder::nvswitch(Topology& t) {
+  const hw::InstanceSpec& inst = t.cluster_.instance;
+  for (int i = 0; i < t.cluster_.instances; ++i) {
+    const VertexId sw = t.add_vertex(VertexKind::NvSwitch, i);
+    t.nvswitches_.push_back(sw);
+    for (int c = i * inst.chips; c < (i + 1) * inst.chips; ++c) {
+      t.add_duplex(c, sw, LinkKind::NvLink, LinkKind::NvLink, inst.intra.bandwidth, inst.intra.latency, 0.0);
+    }
+  }
+}
+
+// Between instances: a rail-optimised two-level Clos. Rail r holds chip r of every instance; each
+// rail has one leaf per leaf_radix instances; every leaf has one uplink to each spine, together
+// leaf_radix x port bandwidth / oversubscription. A chip's port carries its share of the instance's
+// EFA bandwidth (efa.bandwidth / chips); the NIC's latency is on the chip -> leaf hop, each switch
+// traversal adds switch_latency.
+void TopologyBuilder::clos(Topology& t) {
+  const hw::InstanceSpec& inst = t.cluster_.instance;
+  const hw::FabricSpec& fab = t.cluster_.fabric;
+  if (t.cluster_.instances < 2 || !(inst.efa.bandwidth > 0)) return;
+  if (fab.leaf_radix < 1 || fab.spines < 1 || !(fab.oversubscription >= 1.0)) {
+    throw InputError(fmt::format("{}: fabric needs leaf_radix >= 1, spines >= 1, oversubscription >= 1 (found {}, {}, {})",
+                                 inst.name, fab.leaf_radix, fab.spines, fab.oversubscription));
+  }
+  t.rails_ = inst.chips;
+  t.leaf_group_size_ = fab.leaf_radix;
+  const int groups = (t.cluster_.instances + fab.leaf_radix - 1) / fab.leaf_radix;
+  const double port = inst.efa.bandwidth / inst.chips;
+  const double uplink = fab.leaf_radix * port / (fab.oversubscription * fab.spines);
+  for (int s = 0; s < fab.spines; ++s) t.spines_.push_back(t.add_vertex(VertexKind::Spine, s));
+  for (int g = 0; g < groups; ++g) {
+    for (int r = 0; r < t.rails_; ++r) {
+      const VertexId leaf = t.add_vertex(VertexKind::Leaf, g * t.rails_ + r);
+      t.leaves_.push_back(leaf);
+      for (VertexId spine : t.spines_) {
+        t.add_duplex(leaf, spine, LinkKind::ClosUplink, LinkKind::ClosDownlink, uplink, fab.switch_latency,
+                     fab.switch_latency);
+      }
+    }
+  }
+  for (int i = 0; i < t.cluster_.instances; ++i) {
+    for (int r = 0; r < t.rails_; ++r) {
+      t.add_duplex(i * inst.chips + r, t.leaf(r, i), LinkKind::EfaPort, LinkKind::EfaPort, port, inst.efa.latency,
+                   fab.switch_latency);
+    }
+  }
+}
+
+}  // namespace trnsim::net

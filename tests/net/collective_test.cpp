@@ -1,0 +1,97 @@
+#include <catch2/catch.hpp>
+
+#include <numeric>
+
+#include "test_clusters.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/net/collective.hpp"
+
+using namespace trnsim;
+using net::Algorithm;
+using net::CollectiveOp;
+
+namespace {
+std::vector<int> iota(int n, int from = 0) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), from);
+  return v;
+}
+net::Schedule sched(const hw::ClusterSpec& c, CollectiveOp op, std::vector<int> ranks, double bytes, Algorithm a) {
+  const hw::DeviceMap dm(c);
+  return net::make_schedule(net::Collective{op, std::move(ranks), bytes, a}, a, c, dm);
+}
+}  // namespace
+
+TEST_CASE("schedules: step counts and bytes follow each algorithm's definition") {
+  const auto c = test::torus_cluster(4, 4, 2, 2);  // 2 instances x 32 ranks
+  const double s = 64.0 * 1024;
+  SECTION("ring all-reduce: 2(n-1) steps, each rank sends 2(n-1)/n S") {
+    const auto r = sched(c, CollectiveOp::AllReduce, iota(32), s, Algorithm::Ring);
+    CHECK(r.steps() == 62);
+    CHECK(r.bytes_sent() == Approx(32 * 62 * s / 32));
+  }
+  SECTION("bidirectional ring: same steps, same bytes, two transfers per rank and step") {
+    const auto r = sched(c, CollectiveOp::AllReduce, iota(32), s, Algorithm::BidirectionalRing);
+    CHECK(r.steps() == 62);
+    CHECK(r.phases[0].transfers.size() == 64);
+    CHECK(r.bytes_sent() == Approx(62 * s));
+  }
+  SECTION("reduce-scatter and all-gather: n-1 steps of S/n") {
+    CHECK(sched(c, CollectiveOp::ReduceScatter, iota(32), s, Algorithm::Ring).steps() == 31);
+    CHECK(sched(c, CollectiveOp::AllGather, iota(32), s, Algorithm::Ring).bytes_sent() == Approx(31 * s));
+  }
+  SECTION("hierarchical all-reduce over 2 x 32: 31 + 2 + 31 steps, same bytes as inner and outer rings") {
+    const auto r = sched(c, CollectiveOp::AllReduce, iota(64), s, Algorithm::Hierarchical);
+    CHECK(r.steps() == 31 + 2 + 31);
+    // Inside: 64 ranks x 31 steps x S/32, twice; across: 64 ranks x 2 steps x S/64.
+    CHECK(r.bytes_sent() == Approx(2 * 64 * 31 * s / 32 + 64 * 2 * s / 64));
+  }
+  SECTION("torus-2d all-reduce on one 4x4 instance of 2 cores: rows of 8, columns of 4") {
+    const auto r = sched(c, CollectiveOp::AllReduce, iota(32), s, Algorithm::Torus2D);
+    CHECK(r.steps() == 7 + 2 * 3 + 7);
+  }
+  SECTION("halving-doubling: 2 log2 n steps, bytes S/2 + S/4 + ... each way") {
+    const auto r = sched(c, CollectiveOp::AllReduce, iota(16), s, Algorithm::HalvingDoubling);
+    CHECK(r.steps() == 8);
+    CHECK(r.bytes_sent() == Approx(16 * 2 * (s - s / 16)));
+  }
+  SECTION("direct all-to-all: one step of n(n-1) pieces of S/n") {
+    const auto r = sched(c, CollectiveOp::AllToAll, iota(8), s, Algorithm::Direct);
+    CHECK(r.steps() == 1);
+    CHECK(r.phases[0].transfers.size() == 56);
+    CHECK(r.bytes_sent() == Approx(7 * s));
+  }
+  SECTION("ring broadcast: a chain of n chunks, 2n-2 steps, S to each of n-1 ranks") {
+    const auto r = sched(c, CollectiveOp::Broadcast, {5, 1, 2, 3}, s, Algorithm::Ring);
+    CHECK(r.steps() == 6);
+    CHECK(r.bytes_sent() == Approx(3 * s));
+  }
+  SECTION("binomial broadcast: ceil(log2 n) steps") {
+    CHECK(sched(c, CollectiveOp::Broadcast, iota(5), s, Algorithm::HalvingDoubling).steps() == 3);
+  }
+}
+
+TEST_CASE("schedules: a ring visits a torus instance's chips in snake order") {
+  const auto c = test::torus_cluster(4, 4, 1, 1);
+  const hw::DeviceMap dm(c);
+  const auto order = net::ring_order(iota(16), c, dm);
+  CHECK(order == std::vector<int>{0, 1, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11, 15, 14, 13, 12});
+}
+
+TEST_CASE("schedules: algorithms that cannot run a collective say why") {
+  const auto c = test::torus_cluster(4, 4, 1, 2);
+  CHECK_THROWS_AS(sched(c, CollectiveOp::AllReduce, iota(12), 1024, Algorithm::HalvingDoubling), InputError);
+  CHECK_THROWS_AS(sched(c, CollectiveOp::AllReduce, iota(16), 1024, Algorithm::Hierarchical), InputError);
+  CHECK_THROWS_AS(sched(c, CollectiveOp::AllToAll, iota(4), 1024, Algorithm::Ring), InputError);
+  CHECK_THROWS_AS(sched(c, CollectiveOp::AllReduce, {0, 0, 1}, 1024, Algorithm::Ring), InputError);
+  CHECK_THROWS_AS(sched(c, CollectiveOp::AllReduce, {0, 99}, 1024, Algorithm::Ring), InputError);
+  CHECK_THROWS_AS(sched(c, CollectiveOp::SendRecv, {0, 1, 2}, 1024, Algorithm::Direct), InputError);
+  CHECK_THROWS_AS(net::parse_algorithm("tree"), InputError);
+  CHECK(net::parse_op("all-gather") == CollectiveOp::AllGather);
+}
+
+TEST_CASE("schedules: bus bandwidth factors are nccl-tests'") {
+  CHECK(net::bus_bandwidth_factor(CollectiveOp::AllReduce, 8) == Approx(14.0 / 8));
+  CHECK(net::bus_bandwidth_factor(CollectiveOp::AllGather, 8) == Approx(7.0 / 8));
+  CHECK(net::bus_bandwidth_factor(CollectiveOp::SendRecv, 2) == 1);
+}

@@ -1,0 +1,182 @@
+// The same cases run on both network models (STYLE.md 5).
+#include <catch2/catch.hpp>
+
+#include <numeric>
+
+#include "test_clusters.hpp"
+#include "trnsim/net/network.hpp"
+
+using namespace trnsim;
+using net::Algorithm;
+using net::CollectiveOp;
+using net::NetworkModel;
+
+namespace {
+std::vector<int> iota(int n, int from = 0) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), from);
+  return v;
+}
+sim::Time run_one(const hw::ClusterSpec& c, NetworkModel m, const net::Collective& coll) {
+  sim::Engine engine;
+  net::Network net(c, m, engine);
+  sim::Time done = sim::Time::max();
+  net.start(coll, [&] { done = engine.now(); });
+  engine.run();
+  return done;
+}
+}  // namespace
+
+TEST_CASE("network: ring all-reduce without contention takes 2(n-1)/n S/B + 2(n-1)(a + step) exactly") {
+  // 8 GPUs behind one switch: each GPU's link B = 100 GB/s; a ring neighbour is 2 hops with
+  // latency a = 1 us (GPU -> switch) + 0 (switch -> GPU). Step cost 2 us, op start-up 10 us.
+  auto c = test::gpu_cluster(8, 1);
+  c.instance.calibration.collective_step_s = 2e-6;
+  c.instance.calibration.collective_startup_s = 10e-6;
+  const double s = 8e6;  // S/n = 1 MB: 10 us per step at 100 GB/s
+  // 2(7)/8 x 8e6 / 1e11 = 140 us; 2(7)(1 + 2) us = 42 us; + 10 us start-up = 192 us.
+  const auto expected = sim::Time::us(192);
+  const net::Collective coll{CollectiveOp::AllReduce, iota(8), s, Algorithm::Ring};
+  CHECK(run_one(c, NetworkModel::Analytic, coll) == expected);
+  CHECK(run_one(c, NetworkModel::Flow, coll) == expected);
+}
+
+TEST_CASE("network: flow agrees with analytic within 1% on every contention-free case") {
+  struct Case {
+    const char* name;
+    hw::ClusterSpec cluster;
+    int ranks;
+  };
+  auto trn2u = test::torus_cluster(4, 4, 1, 4);
+  trn2u.instance.ultraserver_instances = 4;
+  trn2u.instance.ultraserver_link = {256e9, 2e-6};
+  std::vector<Case> cases = {
+      {"trn1-like, one instance", test::torus_cluster(4, 4, 2, 1), 32},
+      {"trn1-like, two instances", test::torus_cluster(4, 4, 2, 2), 64},
+      {"trn2u-like UltraServer", trn2u, 64},
+      {"gpu, two nodes", test::gpu_cluster(8, 2), 16},
+      {"trn3-like switched, two UltraServers", test::switched_cluster(2), 64},
+  };
+  const CollectiveOp ops[] = {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather,
+                              CollectiveOp::AllToAll, CollectiveOp::Broadcast, CollectiveOp::SendRecv};
+  int compared = 0;
+  for (auto& k : cases) {
+    k.cluster.instance.calibration.collective_step_s = 5e-6;
+    k.cluster.instance.calibration.collective_startup_s = 20e-6;
+    const hw::DeviceMap dm(k.cluster);
+    for (CollectiveOp op : ops) {
+      for (Algorithm a : net::kConcreteAlgorithms) {
+        for (double bytes : {64.0 * 1024, 64.0 * 1024 * 1024}) {
+          net::Collective coll{op, iota(op == CollectiveOp::SendRecv ? 2 : k.ranks), bytes, a};
+          if (op == CollectiveOp::SendRecv) coll.ranks = {0, k.ranks - 1};
+          if (op == CollectiveOp::AllToAll && k.ranks > 64) coll.ranks = iota(64);
+          if (!net::supports(a, coll, k.cluster, dm)) continue;
+          const auto analytic = run_one(k.cluster, NetworkModel::Analytic, coll).to_seconds();
+          const auto flow = run_one(k.cluster, NetworkModel::Flow, coll).to_seconds();
+          INFO(k.name << ": " << net::to_string(op) << " " << net::to_string(a) << " " << bytes << " B");
+          // The direct mesh (n > 2) and the pipelined ring broadcast are not contention-free or not
+          // lock-step: their flows start at different times over routes of different lengths and
+          // max-min hands freed bandwidth on, so flow is faster; the analytic model (lock-step
+          // steps, even shares) is then an upper bound.
+          const bool lock_step = !(a == Algorithm::Direct && coll.ranks.size() > 2 && op != CollectiveOp::Broadcast) &&
+                                 !(op == CollectiveOp::Broadcast && (a == Algorithm::Ring || a == Algorithm::Direct));
+          if (lock_step) {
+            CHECK(flow == Approx(analytic).epsilon(0.01));
+            ++compared;
+          } else {
+            CHECK(flow <= analytic * 1.000001);
+          }
+        }
+      }
+    }
+  }
+  CHECK(compared > 80);
+}
+
+TEST_CASE("network: two groups whose rings cross one link each get half of it in flow") {
+  // Two 8-GPU nodes under one leaf per rail, one spine, uplinks an eighth of the leaf's ports:
+  // the cross-rail rings {0, 9} and {1, 8} both cross rail 0's uplink (0 -> 9 and 8 -> 1) and
+  // rail 1's uplink (9 -> 0 and 1 -> 8).
+  auto c = test::gpu_cluster(8, 2);
+  c.fabric.spines = 1;
+  c.fabric.leaf_radix = 2;
+  c.fabric.oversubscription = 8;  // uplink = 2 x 25 GB/s / 8 = 6.25 GB/s
+  const double s = 100e6;
+  const net::Collective a{CollectiveOp::AllReduce, {0, 9}, s, Algorithm::Ring};
+  const net::Collective b{CollectiveOp::AllReduce, {1, 8}, s, Algorithm::Ring};
+  const sim::Time alone = run_one(c, NetworkModel::Flow, a);
+  // Alone: 2 steps of S/2 at 6.25 GB/s = 16 ms of transfer, plus the route latencies.
+  sim::Engine engine;
+  net::Network net(c, NetworkModel::Flow, engine);
+  sim::Time done_a, done_b;
+  net.start(a, [&] { done_a = engine.now(); });
+  net.start(b, [&] { done_b = engine.now(); });
+  engine.run();
+  const double fixed = alone.to_seconds() - 2 * (s / 2) / 6.25e9;
+  CHECK(done_a == done_b);
+  CHECK(done_a.to_seconds() - fixed == Approx(2 * (alone.to_seconds() - fixed)).epsilon(1e-9));
+  // The analytic model cannot see the other group.
+  CHECK(run_one(c, NetworkModel::Analytic, a) == alone);
+}
+
+TEST_CASE("network: every collective delivers exactly the bytes it sends") {
+  const auto c = test::torus_cluster(4, 4, 2, 2);
+  const double s = 3.0 * 1024 * 1024;
+  struct Expect {
+    CollectiveOp op;
+    Algorithm a;
+    int n;
+    double bytes;  // total over ranks, by the algorithm's definition
+  };
+  const Expect cases[] = {
+      {CollectiveOp::AllReduce, Algorithm::Ring, 64, 2 * 63 * s},            // n x 2(n-1) x S/n
+      {CollectiveOp::AllReduce, Algorithm::Hierarchical, 64, 2 * 31 * s * 2 + 2 * s},
+      {CollectiveOp::ReduceScatter, Algorithm::BidirectionalRing, 64, 63 * s},
+      {CollectiveOp::AllGather, Algorithm::HalvingDoubling, 64, 63 * s},
+      {CollectiveOp::AllToAll, Algorithm::Direct, 16, 15 * s},
+      {CollectiveOp::Broadcast, Algorithm::Ring, 16, 15 * s},
+  };
+  for (const auto& e : cases) {
+    sim::Engine engine;
+    net::Network net(c, NetworkModel::Flow, engine);
+    bool done = false;
+    net.start(net::Collective{e.op, iota(e.n), s, e.a}, [&] { done = true; });
+    engine.run();
+    INFO(net::to_string(e.op) << " " << net::to_string(e.a));
+    CHECK(done);
+    CHECK(net.solver().bytes_delivered() == Approx(e.bytes).epsilon(1e-12));
+    double link_bytes = 0;
+    for (const auto& u : net.link_usage()) link_bytes += u.bytes;
+    CHECK(link_bytes >= net.solver().bytes_delivered());
+    CHECK(net.in_flight() == 0);
+  }
+}
+
+TEST_CASE("network: automatic choice follows size and topology") {
+  auto c = test::torus_cluster(4, 4, 2, 4);
+  c.instance.calibration.collective_step_s = 10e-6;
+  sim::Engine engine;
+  net::Network net(c, NetworkModel::Analytic, engine);
+  // Across 4 instances, large: hierarchical keeps the slow EFA hops to 2(I-1) steps.
+  CHECK(net.choose({CollectiveOp::AllReduce, iota(128), 256e6, Algorithm::Auto}) == Algorithm::Hierarchical);
+  // Small on 16 ranks: fixed step costs dominate; halving-doubling or the mesh take fewer steps.
+  const auto small = net.choose({CollectiveOp::AllReduce, iota(16), 1024, Algorithm::Auto});
+  CHECK((small == Algorithm::HalvingDoubling || small == Algorithm::Direct));
+  // Forced stays forced.
+  CHECK(net.choose({CollectiveOp::AllReduce, iota(16), 1024, Algorithm::Ring}) == Algorithm::Ring);
+  CHECK(net.choose({CollectiveOp::SendRecv, {0, 40}, 1024, Algorithm::Auto}) == Algorithm::Direct);
+}
+
+TEST_CASE("network: point-to-point transfers pay start-up, step, latency and bytes over the route") {
+  auto c = test::torus_cluster(4, 1, 1, 1);
+  c.instance.calibration.collective_startup_s = 3e-6;
+  c.instance.calibration.collective_step_s = 1e-6;
+  for (auto m : {NetworkModel::Analytic, NetworkModel::Flow}) {
+    sim::Engine engine;
+    net::Network net(c, m, engine);
+    sim::Time done;
+    net.start_transfer(0, 1, 1e6, [&] { done = engine.now(); });  // 1 MB at 100 GB/s = 10 us
+    engine.run();
+    CHECK(done == sim::Time::us(3 + 1 + 1 + 10));
+  }
+}

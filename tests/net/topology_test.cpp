@@ -1,0 +1,151 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "test_clusters.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/net/bisection.hpp"
+#include "trnsim/net/router.hpp"
+#include "trnsim/net/topology.hpp"
+
+using namespace trnsim;
+using net::LinkKind;
+
+namespace {
+int hops(net::Router& r, int a, int b) { return static_cast<int>(r.route(a, b).hops); }
+std::vector<LinkKind> kinds(net::Router& r, int a, int b) {
+  std::vector<LinkKind> k;
+  for (auto l : r.links(r.route(a, b))) k.push_back(r.topology().link(l).kind);
+  return k;
+}
+}  // namespace
+
+TEST_CASE("topology: a 4x4 torus has four NeuronLinks per chip of a quarter of its bandwidth") {
+  const net::Topology t(test::torus_cluster(4, 4, 2, 1));
+  // 16 chip-local links + 16 chips x 4 ports.
+  CHECK(t.link_count() == 16 + 64);
+  const auto l = t.find_link(0, 1);
+  REQUIRE(l >= 0);
+  CHECK(t.link(l).kind == LinkKind::NeuronLink);
+  CHECK(t.link(l).bandwidth == Approx(100e9));  // 400 GB/s per chip / 4 ports
+  CHECK(t.find_link(0, 3) >= 0);                // x wrap
+  CHECK(t.find_link(0, 12) >= 0);               // y wrap
+  CHECK(t.find_link(0, 5) < 0);                 // no diagonals
+}
+
+TEST_CASE("topology: a torus dimension of two merges both ports into one link") {
+  const net::Topology t(test::torus_cluster(4, 2, 1, 1));
+  // 4 ports of 100 GB/s: the two y ports of chip 0 both reach chip 4.
+  CHECK(t.link(t.find_link(0, 4)).bandwidth == Approx(200e9));
+  CHECK(t.link(t.find_link(0, 1)).bandwidth == Approx(100e9));
+}
+
+TEST_CASE("routing: torus routes are dimension-ordered with the shorter wrap") {
+  const net::Topology t(test::torus_cluster(4, 4, 1, 1));
+  net::Router r(t);
+  CHECK(hops(r, 0, 0) == 1);   // the chip-local link
+  CHECK(kinds(r, 0, 0) == std::vector{LinkKind::ChipLocal});
+  CHECK(hops(r, 0, 1) == 1);
+  CHECK(hops(r, 0, 3) == 1);   // (0,0) -> (3,0): one step backwards over the wrap
+  CHECK(hops(r, 0, 5) == 2);   // (0,0) -> (1,1)
+  CHECK(hops(r, 0, 10) == 4);  // (0,0) -> (2,2): 2 + 2, the farthest chip
+  CHECK(hops(r, 0, 15) == 2);  // (0,0) -> (3,3): both wraps
+  // X first: 0 -> 5 goes through chip 1, not chip 4.
+  const auto links = r.links(r.route(0, 5));
+  CHECK(t.link(links[0]).dst == 1);
+  CHECK(r.route(0, 5).latency == Approx(2e-6));
+  CHECK(r.cached_routes() == 6);
+}
+
+TEST_CASE("routing: UltraServer Z ring joins chips at the same coordinates") {
+  auto c = test::torus_cluster(4, 4, 1, 4);
+  c.instance.ultraserver_instances = 4;
+  c.instance.ultraserver_link = {256e9, 2e-6};
+  const net::Topology t(c);
+  net::Router r(t);
+  CHECK(kinds(r, 0, 16) == std::vector{LinkKind::UltraServerZ});
+  CHECK(hops(r, 0, 32) == 2);  // two instances away
+  CHECK(hops(r, 0, 48) == 1);  // instance 3 is one step backwards on the ring
+  CHECK(t.link(t.find_link(0, 16)).bandwidth == Approx(128e9));
+  CHECK(hops(r, 0, 16 + 5) == 3);  // X, Y, then Z
+}
+
+TEST_CASE("routing: Clos routes go up then down, deterministically") {
+  auto c = test::gpu_cluster(8, 4);
+  c.fabric.spines = 4;
+  const net::Topology t(c);
+  net::Router r(t);
+  // Same rail (GPU 0 of nodes 0 and 2): through the rail's leaf only.
+  CHECK(kinds(r, 0, 16) == std::vector{LinkKind::EfaPort, LinkKind::EfaPort});
+  CHECK(r.route(0, 16).latency == Approx(10e-6 + 1e-6));
+  // Different rails: up to a spine and down.
+  const auto up_down = std::vector{LinkKind::EfaPort, LinkKind::ClosUplink, LinkKind::ClosDownlink, LinkKind::EfaPort};
+  for (int dst = 9; dst < 32; dst += 3) {
+    if (dst % 8 == 0) continue;
+    CHECK(kinds(r, 0, dst) == up_down);
+  }
+  // Inside a node: through the NVSwitch.
+  CHECK(kinds(r, 0, 5) == std::vector{LinkKind::NvLink, LinkKind::NvLink});
+  // A second router on the same topology picks the same spines.
+  net::Router again(t);
+  for (int dst = 9; dst < 32; ++dst) {
+    const auto a = r.links(r.route(1, dst));
+    const auto b = again.links(again.route(1, dst));
+    CHECK(std::vector(a.begin(), a.end()) == std::vector(b.begin(), b.end()));
+  }
+}
+
+TEST_CASE("routing: the Clos spreads pairs over its spines") {
+  auto c = test::gpu_cluster(8, 8);
+  c.fabric.spines = 4;
+  const net::Topology t(c);
+  net::Router r(t);
+  std::vector<int> used(4, 0);
+  for (int dst = 8; dst < 64; ++dst) {
+    if (dst % 8 == 0) continue;
+    const auto links = r.links(r.route(0, dst));
+    ++used[static_cast<std::size_t>(t.vertex(t.link(links[1]).dst).index)];
+  }
+  for (int u : used) CHECK(u > 0);
+}
+
+TEST_CASE("routing: trn3-style switches route through the nearest switch") {
+  const net::Topology t(test::switched_cluster(2));
+  net::Router r(t);
+  CHECK(kinds(r, 0, 3) == std::vector{LinkKind::ServerSwitch, LinkKind::ServerSwitch});
+  CHECK(kinds(r, 0, 4) == std::vector{LinkKind::RackSwitch, LinkKind::RackSwitch});
+  CHECK(kinds(r, 0, 16) == std::vector{LinkKind::InterRack});
+  CHECK(hops(r, 0, 17) == 4);  // another UltraServer, another position: EFA Clos
+}
+
+TEST_CASE("topology: bad wiring is an input error") {
+  auto c = test::torus_cluster(4, 4, 1, 1);
+  c.instance.torus_x = 3;
+  CHECK_THROWS_AS(net::Topology(c), InputError);
+  auto single = test::torus_cluster(1, 1, 2, 2);
+  single.instance.efa.bandwidth = 0;  // two instances, nothing between them
+  const net::Topology t(single);
+  net::Router r(t);
+  CHECK_THROWS_AS(r.route(0, 1), InputError);
+}
+
+TEST_CASE("topology: DOT output names every vertex and inter-chip link") {
+  const net::Topology t(test::torus_cluster(2, 2, 1, 1));
+  std::ostringstream os;
+  t.write_dot(os);
+  const std::string dot = os.str();
+  CHECK(dot.find("digraph") == 0);
+  CHECK(dot.find("chip3") != std::string::npos);
+  std::size_t arrows = 0;
+  for (std::size_t p = dot.find("->"); p != std::string::npos; p = dot.find("->", p + 1)) ++arrows;
+  CHECK(arrows == static_cast<std::size_t>(t.link_count() - 4));  // minus the 4 chip-local loops
+}
+
+TEST_CASE("topology: bisection bandwidth of a 4x4 torus cuts 8 links each way") {
+  // Halves y < 2 and y >= 2: 4 columns x 2 y-links (y 1 -> 2 and the wrap y 3 -> 0) from the first
+  // half to the second, 100 GB/s each.
+  const net::Topology t(test::torus_cluster(4, 4, 1, 1));
+  CHECK(net::bisection_bandwidth(t) == Approx(8 * 100e9));
+  // Two GPU nodes: the 8 EFA ports of node 0 at 25 GB/s bound it.
+  CHECK(net::bisection_bandwidth(net::Topology(test::gpu_cluster(8, 2))) == Approx(8 * 25e9));
+}
