@@ -78,19 +78,24 @@ class Run {
     on_network_.assign(ranks.size(), 0);
   }
 
-  // Members of each collective, as CSR: members_[member_begin_[c], member_begin_[c+1]).
+  // Member tasks of each collective call, as CSR: members_[member_begin_[c], member_begin_[c+1]).
   void index_collectives() {
-    const std::size_t n = graph_.collectives.size();
+    const std::size_t n = graph_.calls;
     member_begin_.assign(n + 1, 0);
     for (const Task& task : graph_.tasks) {
-      if (task.kind == TaskKind::Collective) ++member_begin_[task.index + 1];
+      if (task.kind != TaskKind::Collective) continue;
+      if (task.call >= n) throw InternalError(fmt::format("replay: call {} of {} calls", task.call, n));
+      if (task.index >= graph_.collectives.size()) {
+        throw InternalError(fmt::format("replay: collective {} of {}", task.index, graph_.collectives.size()));
+      }
+      ++member_begin_[task.call + 1];
     }
     for (std::size_t c = 0; c < n; ++c) member_begin_[c + 1] += member_begin_[c];
     members_.resize(member_begin_[n]);
     std::vector<std::uint32_t> fill(member_begin_.begin(), member_begin_.end() - 1);
     for (TaskId t = 0; t < graph_.tasks.size(); ++t) {
       const Task& task = graph_.tasks[t];
-      if (task.kind == TaskKind::Collective) members_[fill[task.index]++] = t;
+      if (task.kind == TaskKind::Collective) members_[fill[task.call]++] = t;
     }
     arrived_.assign(n, 0);
   }
@@ -139,19 +144,19 @@ class Run {
         break;
       }
       case TaskKind::Collective: {
-        const std::uint32_t c = task.index;
-        if (++arrived_[c] == member_begin_[c + 1] - member_begin_[c]) start_collective(c, now);
+        const std::uint32_t c = task.call;
+        if (++arrived_[c] == member_begin_[c + 1] - member_begin_[c]) start_collective(c, task.index, now);
         break;
       }
     }
   }
 
-  void start_collective(std::uint32_t c, sim::Time now) {
+  void start_collective(std::uint32_t c, std::uint32_t collective, sim::Time now) {
     for (std::uint32_t i = member_begin_[c]; i < member_begin_[c + 1]; ++i) {
       timeline_.spans[members_[i]].active = now;
       ++on_network_[rank_slot(graph_.tasks[members_[i]].rank)];
     }
-    comm_.start_collective(graph_.collectives[c], sim::InlineHandler([this, c] { collective_done(c); }));
+    comm_.start_collective(graph_.collectives[collective], sim::InlineHandler([this, c] { collective_done(c); }));
   }
 
   void finish(TaskId t) {

@@ -22,7 +22,7 @@ struct GraphBuilder {
     return add({.kind = TaskKind::Compute, .stream = Stream::Compute, .rank = rank, .index = work});
   }
   TaskId collective(std::int32_t rank, std::uint32_t coll, Stream s = Stream::TpComm) {
-    return add({.kind = TaskKind::Collective, .stream = s, .rank = rank, .index = coll});
+    return add({.kind = TaskKind::Collective, .stream = s, .rank = rank, .index = coll, .call = coll});
   }
   TaskId transfer(std::int32_t from, std::int32_t to) {
     return add({.kind = TaskKind::Transfer, .stream = Stream::PpComm, .rank = from, .peer = to, .bytes = 1});
@@ -46,6 +46,7 @@ struct GraphBuilder {
     g.total_ranks = static_cast<std::int32_t>(g.simulated_ranks.size());
     g.works.resize(works);
     g.collectives.resize(collectives);
+    g.calls = static_cast<std::uint32_t>(collectives);
     return std::move(g);
   }
 };

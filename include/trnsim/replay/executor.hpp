@@ -1,8 +1,8 @@
 #pragma once
 // Executor: runs a StepGraph on the event engine. Each simulated rank has one stream per
 // workload::Stream kind; a task starts when its dependency count reaches zero and its stream is
-// free (ready tasks queue per stream in the order they became ready). A collective starts on the
-// network when every simulated member has reached it; its members hold their streams until it
+// free (ready tasks queue per stream in the order they became ready). A collective call starts on
+// the network when every simulated member task (same Task::call) has reached it; its members hold their streams until it
 // ends. Compute tasks take the cost model's time, stretched by `comm_compute_slowdown` when the
 // rank has a collective or transfer on the network at the task's start (GPUs run NCCL on SMs).
 #include <span>
