@@ -120,8 +120,10 @@ double score_elements(const StepContext& c) {
   return dbl(c.micro_batch) * dbl(c.d.heads) * per_head;
 }
 
-// Flash-style attention core forward: S = Q K^T with online softmax (3 vector ops per score:
-// scale+max, subtract, row-sum; +1 dropout; 1 exp on the scalar engine), then O = P V.
+// Flash-style attention core forward: S = Q K^T with online softmax, then O = P V. As NKI's
+// flash-attention kernel maps it: the row max on the vector engine (1 op per score, +1 for the
+// dropout mask) and exp(scale * s - max) with the row sum accumulated in the same scalar-engine
+// activation (1 op per score).
 void attention_forward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
   const std::int64_t bh = c.micro_batch * d.heads;
@@ -131,7 +133,7 @@ void attention_forward(const StepContext& c, Emitter& em) {
   const bool keep_probs = c.recompute == Recompute::None;  // probabilities stored for backward
   Kernel qk = matmul("attn_scores", OpClass::Attention, c.seq_len, c.seq_len, d.head_dim, bh, e);
   qk.causal = d.causal ? CausalDim::N : CausalDim::None;
-  qk.vector_elements = (d.dropout ? 4 : 3) * scores;
+  qk.vector_elements = (d.dropout ? 2 : 1) * scores;
   qk.scalar_elements = scores;
   qk.hbm_bytes = e * t * dbl(d.q_width() + d.kv_width());  // reads Q and K; S never leaves SBUF
   if (keep_probs) qk.hbm_bytes += scores * (e + (d.dropout ? 1 : 0));
@@ -144,6 +146,7 @@ void attention_forward(const StepContext& c, Emitter& em) {
 }
 
 // Flash-style backward: dV = P^T dO, dP = dO V^T, dS = P (dP - rowsum(dO O)), dQ = dS K, dK = dS^T Q.
+// dS costs 2 vector ops per score (+1 dropout), rowsum(dO O) 2 per output element.
 // FLOPs 4 x 2 b heads s^2 d = twice the forward. P comes from the recompute (selective/full) or
 // from HBM (none).
 void attention_backward(const StepContext& c, Emitter& em) {
@@ -161,7 +164,7 @@ void attention_backward(const StepContext& c, Emitter& em) {
   em.kernel(std::move(dv));
   Kernel dp = matmul("attn_dp", OpClass::Attention, s, s, d.head_dim, bh, e);
   dp.causal = d.causal ? CausalDim::N : CausalDim::None;
-  dp.vector_elements = (d.dropout ? 4 : 3) * scores + 2 * t * dbl(d.q_width());
+  dp.vector_elements = (d.dropout ? 3 : 2) * scores + 2 * t * dbl(d.q_width());
   dp.hbm_bytes = e * t * dbl(d.kv_width());  // V
   em.kernel(std::move(dp));
   Kernel dq = matmul("attn_dq", OpClass::Attention, s, d.head_dim, s, bh, e);
