@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "trnsim/workload/plan.hpp"
+
 // Element-operation counts per element are this file's modelling choices, stated where used; the
 // engine rates they divide by come from the hardware file.
 namespace trnsim::workload {
@@ -303,6 +305,21 @@ void head_backward(const StepContext& c, Steps& out) {
   em.kernel(matmul("lm_head_wgrad", OpClass::Matmul, d.vocab, d.hidden, t, 1, e));
   em.enter_region_backward();
   em.kernel(norm(c, "final_norm_bwd", true));
+}
+
+cost::Kernel optimizer_kernel(Precision precision, Optimizer optimizer, double n) {
+  const double gb = gradient_bytes(precision);
+  const double wb = weight_bytes(precision);
+  const double ob = optimizer_bytes(precision, optimizer);
+  const bool master = precision == Precision::Bf16 || precision == Precision::Fp16 || precision == Precision::Fp8;
+  const bool adam = optimizer != Optimizer::Sgd;
+  // Adam(W): moment updates, bias correction, division, weight decay and step: 10 vector ops and
+  // one sqrt (scalar) per parameter; SGD with momentum: 3. Traffic: gradient read, states read
+  // and written, weights written (and read too when no fp32 master copy is among the states).
+  Kernel k = elementwise(adam ? "adam" : "sgd", OpClass::Optimizer, (adam ? 10 : 3) * n, adam ? n : 0,
+                         n * (gb + 2 * ob + (master ? wb : 2 * wb)));
+  k.low_precision = false;
+  return k;
 }
 
 }  // namespace trnsim::workload
