@@ -102,7 +102,8 @@ TEST_CASE("build_step: every schedule and layout gives a graph that runs to comp
 }
 
 TEST_CASE("build_step: symmetric and full builds give the representative the same task sequence") {
-  const ModelSpec m = llama(4, 512, 8, 2, 1408, 1000);
+  // Llama (untied) and GPT (tied embeddings: a call shared by the first and last stage).
+  const ModelSpec m = GENERATE(llama(4, 512, 8, 2, 1408, 1000), gpt(4, 512, 8, 1000));
   const TrainingSpec t = training(256, 16, 2);
   const auto p = parallelism(2, 2, 2, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1);
   BuildOptions full;
