@@ -1,10 +1,9 @@
 #include "trnsim/workload/build_step.hpp"
 
 #include <limits>
-#include <map>
-#include <tuple>
 
 #include "chunk_program.hpp"
+#include "collective_calls.hpp"
 #include "graph_edges.hpp"
 #include "trnsim/workload/memory.hpp"
 #include "trnsim/workload/model_math.hpp"
@@ -22,9 +21,6 @@ I32 i32(I64 v) { return static_cast<I32>(v); }
 double dbl(I64 v) { return static_cast<double>(v); }
 std::size_t idx(I64 v) { return static_cast<std::size_t>(v); }
 
-// Which group a collective runs on; selects both the call matching and the replica groups.
-enum class GroupKind : int { Tp, Dp, Tied };
-
 class Builder {
  public:
   Builder(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& par, const BuildOptions& opts)
@@ -32,13 +28,13 @@ class Builder {
         plan_(make_plan(model, training, par, opts.total_ranks)),
         layout_(plan_.tp, plan_.dp, plan_.pp, plan_.rank_order),
         dims_(layer_dims(model, plan_.tp)),
+        calls_(layout_, opts.symmetric, graph_),
         virtual_count_(plan_.pp * plan_.virtual_stages),
         positions_(model.max_positions > 0 ? model.max_positions : training.seq_len) {}
 
   StepGraph run() {
     build_programs();
     choose_simulated_ranks();
-    group_calls_.resize(idx(plan_.dp * plan_.pp + plan_.tp * plan_.pp + plan_.tp * plan_.dp));
     const std::size_t units = idx(2 * plan_.virtual_stages * plan_.micro_batches);
     first_.assign(sims_.size() * units, kNone);
     last_ = first_;
@@ -106,24 +102,10 @@ class Builder {
       programs_[idx(vs)].bwd = cut_segments(bwd, marks, table);
     }
     // The optimizer's Work per stage (its parameter shard differs between stages).
-    const double gb = gradient_bytes(training_.precision);
-    const double wb = weight_bytes(training_.precision);
-    const double ob = optimizer_bytes(training_.precision, training_.optimizer);
-    const bool master = training_.precision == Precision::Bf16 || training_.precision == Precision::Fp16 ||
-                        training_.precision == Precision::Fp8;
-    const bool adam = training_.optimizer != Optimizer::Sgd;
     for (I64 p = 0; p < plan_.pp; ++p) {
       double n = stage_parameters(model_, plan_, positions_, p);
       if (zero_active()) n /= dbl(plan_.dp);
-      cost::Kernel k;
-      k.name = adam ? "adam" : "sgd";
-      k.op = cost::OpClass::Optimizer;
-      // Adam(W): moment updates, bias correction, division, weight decay and step: 10 vector ops
-      // and one sqrt (scalar) per parameter. Traffic: gradient read, states read and written,
-      // weights written (and read, when there is no fp32 master among the states).
-      k.vector_elements = (adam ? 10 : 3) * n;
-      k.scalar_elements = adam ? n : 0;
-      k.hbm_bytes = n * (gb + 2 * ob + (master ? wb : 2 * wb));
+      cost::Kernel k = optimizer_kernel(training_.precision, training_.optimizer, n);
       Work w{"optimizer", {k}, -1};
       optimizer_work_.push_back(table.intern(std::move(w)));
     }
@@ -146,62 +128,6 @@ class Builder {
   std::size_t unit_slot(std::size_t si, bool forward, I64 chunk, I64 mb) const {
     const I64 per_rank = 2 * plan_.virtual_stages * plan_.micro_batches;
     return si * idx(per_rank) + idx(((forward ? 0 : 1) * plan_.virtual_stages + chunk) * plan_.micro_batches + mb);
-  }
-
-  // Group instance a rank belongs to, per kind (for matching the calls of a full build).
-  std::size_t group_instance(GroupKind kind, const RankLayout::Coord& c) const {
-    switch (kind) {
-      case GroupKind::Tp: return idx(c.dp + plan_.dp * c.pp);
-      case GroupKind::Dp: return idx(plan_.dp * plan_.pp + c.tp + plan_.tp * c.pp);
-      case GroupKind::Tied: break;
-    }
-    return idx(plan_.dp * plan_.pp + plan_.tp * plan_.pp + c.tp + plan_.tp * c.dp);
-  }
-
-  std::vector<std::vector<I32>> groups_for(GroupKind kind, const RankLayout::Coord& c) const {
-    std::vector<std::vector<I32>> g;
-    const bool all = opts_.symmetric;
-    switch (kind) {
-      case GroupKind::Tp:
-        if (!all) return {layout_.tp_group(c.dp, c.pp)};
-        for (I64 d = 0; d < plan_.dp; ++d) g.push_back(layout_.tp_group(d, c.pp));
-        return g;
-      case GroupKind::Dp:
-        if (!all) return {layout_.dp_group(c.tp, c.pp)};
-        for (I64 t = 0; t < plan_.tp; ++t) g.push_back(layout_.dp_group(t, c.pp));
-        return g;
-      case GroupKind::Tied: break;
-    }
-    auto pair = [&](I64 t, I64 d) { return std::vector<I32>{layout_.rank(t, d, 0), layout_.rank(t, d, plan_.pp - 1)}; };
-    if (!all) return {pair(c.tp, c.dp)};
-    for (I64 d = 0; d < plan_.dp; ++d) {
-      for (I64 t = 0; t < plan_.tp; ++t) g.push_back(pair(t, d));
-    }
-    return g;
-  }
-
-  std::uint32_t collective_index(GroupKind kind, const RankLayout::Coord& c, CollectiveOp op, double bytes) {
-    // Replica sets are per stage (symmetric) or per group instance (full).
-    I64 set = 0;
-    if (opts_.symmetric) {
-      set = kind == GroupKind::Tied ? 0 : c.pp;
-    } else {
-      set = static_cast<I64>(group_instance(kind, c));
-    }
-    const auto key = std::make_tuple(static_cast<int>(kind), set, static_cast<int>(op), bytes);
-    auto it = collective_index_.find(key);
-    if (it != collective_index_.end()) return it->second;
-    const auto id = static_cast<std::uint32_t>(graph_.collectives.size());
-    graph_.collectives.push_back(Collective{op, bytes, groups_for(kind, c)});
-    collective_index_.emplace(key, id);
-    return id;
-  }
-
-  // The k-th call a rank makes on its group of `kind` is the k-th call of every other member.
-  std::uint32_t call_id(GroupKind kind, const RankLayout::Coord& c, std::uint32_t& occurrence) {
-    auto& calls = group_calls_[group_instance(kind, c)];
-    if (occurrence == calls.size()) calls.push_back(graph_.calls++);
-    return calls[occurrence++];
   }
 
   TaskId add_task(const Task& t) {
@@ -252,8 +178,8 @@ class Builder {
           t.kind = TaskKind::Collective;
           t.stream = Stream::TpComm;
           t.category = Category::TpComm;
-          t.index = collective_index(GroupKind::Tp, st.coord, seg.op, seg.bytes);
-          t.call = call_id(GroupKind::Tp, st.coord, st.tp_calls);
+          t.index = calls_.collective(GroupKind::Tp, st.coord, seg.op, seg.bytes);
+          t.call = calls_.call(GroupKind::Tp, st.coord, st.tp_calls);
         } else {
           t.index = seg.work;
         }
@@ -298,8 +224,8 @@ class Builder {
     t.category = Category::DpComm;
     t.rank = st.rank;
     t.stage = i32(st.coord.pp);
-    t.index = collective_index(kind, st.coord, op, bytes);
-    t.call = call_id(kind, st.coord, kind == GroupKind::Tied ? st.tied_calls : st.dp_calls);
+    t.index = calls_.collective(kind, st.coord, op, bytes);
+    t.call = calls_.call(kind, st.coord, kind == GroupKind::Tied ? st.tied_calls : st.dp_calls);
     const TaskId id = add_task(t);
     edges_.add(after, id);
     if (dp_chain != kNone) edges_.add(dp_chain, id);
@@ -394,6 +320,7 @@ class Builder {
   RankLayout layout_;
   LayerDims dims_;
   StepGraph graph_;
+  CollectiveCalls calls_;
   I64 virtual_count_;
   I64 positions_;
   std::vector<Programs> programs_;
@@ -402,8 +329,6 @@ class Builder {
   std::vector<I32> sim_of_;
   std::vector<TaskId> first_, last_, send_;
   std::vector<TaskId> transfers_;
-  std::vector<std::vector<std::uint32_t>> group_calls_;
-  std::map<std::tuple<int, I64, int, double>, std::uint32_t> collective_index_;
   EdgeList edges_;
 };
 

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "trnsim/workload/plan.hpp"
+
 // Element-operation counts per element are this file's modelling choices, stated where used; the
 // engine rates they divide by come from the hardware file.
 namespace trnsim::workload {
@@ -120,8 +122,10 @@ double score_elements(const StepContext& c) {
   return dbl(c.micro_batch) * dbl(c.d.heads) * per_head;
 }
 
-// Flash-style attention core forward: S = Q K^T with online softmax (3 vector ops per score:
-// scale+max, subtract, row-sum; +1 dropout; 1 exp on the scalar engine), then O = P V.
+// Flash-style attention core forward: S = Q K^T with online softmax, then O = P V. As NKI's
+// flash-attention kernel maps it: the row max on the vector engine (1 op per score, +1 for the
+// dropout mask) and exp(scale * s - max) with the row sum accumulated in the same scalar-engine
+// activation (1 op per score).
 void attention_forward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
   const std::int64_t bh = c.micro_batch * d.heads;
@@ -131,7 +135,7 @@ void attention_forward(const StepContext& c, Emitter& em) {
   const bool keep_probs = c.recompute == Recompute::None;  // probabilities stored for backward
   Kernel qk = matmul("attn_scores", OpClass::Attention, c.seq_len, c.seq_len, d.head_dim, bh, e);
   qk.causal = d.causal ? CausalDim::N : CausalDim::None;
-  qk.vector_elements = (d.dropout ? 4 : 3) * scores;
+  qk.vector_elements = (d.dropout ? 2 : 1) * scores;
   qk.scalar_elements = scores;
   qk.hbm_bytes = e * t * dbl(d.q_width() + d.kv_width());  // reads Q and K; S never leaves SBUF
   if (keep_probs) qk.hbm_bytes += scores * (e + (d.dropout ? 1 : 0));
@@ -144,6 +148,7 @@ void attention_forward(const StepContext& c, Emitter& em) {
 }
 
 // Flash-style backward: dV = P^T dO, dP = dO V^T, dS = P (dP - rowsum(dO O)), dQ = dS K, dK = dS^T Q.
+// dS costs 2 vector ops per score (+1 dropout), rowsum(dO O) 2 per output element.
 // FLOPs 4 x 2 b heads s^2 d = twice the forward. P comes from the recompute (selective/full) or
 // from HBM (none).
 void attention_backward(const StepContext& c, Emitter& em) {
@@ -161,7 +166,7 @@ void attention_backward(const StepContext& c, Emitter& em) {
   em.kernel(std::move(dv));
   Kernel dp = matmul("attn_dp", OpClass::Attention, s, s, d.head_dim, bh, e);
   dp.causal = d.causal ? CausalDim::N : CausalDim::None;
-  dp.vector_elements = (d.dropout ? 4 : 3) * scores + 2 * t * dbl(d.q_width());
+  dp.vector_elements = (d.dropout ? 3 : 2) * scores + 2 * t * dbl(d.q_width());
   dp.hbm_bytes = e * t * dbl(d.kv_width());  // V
   em.kernel(std::move(dp));
   Kernel dq = matmul("attn_dq", OpClass::Attention, s, d.head_dim, s, bh, e);
@@ -300,6 +305,21 @@ void head_backward(const StepContext& c, Steps& out) {
   em.kernel(matmul("lm_head_wgrad", OpClass::Matmul, d.vocab, d.hidden, t, 1, e));
   em.enter_region_backward();
   em.kernel(norm(c, "final_norm_bwd", true));
+}
+
+cost::Kernel optimizer_kernel(Precision precision, Optimizer optimizer, double n) {
+  const double gb = gradient_bytes(precision);
+  const double wb = weight_bytes(precision);
+  const double ob = optimizer_bytes(precision, optimizer);
+  const bool master = precision == Precision::Bf16 || precision == Precision::Fp16 || precision == Precision::Fp8;
+  const bool adam = optimizer != Optimizer::Sgd;
+  // Adam(W): moment updates, bias correction, division, weight decay and step: 10 vector ops and
+  // one sqrt (scalar) per parameter; SGD with momentum: 3. Traffic: gradient read, states read
+  // and written, weights written (and read too when no fp32 master copy is among the states).
+  Kernel k = elementwise(adam ? "adam" : "sgd", OpClass::Optimizer, (adam ? 10 : 3) * n, adam ? n : 0,
+                         n * (gb + 2 * ob + (master ? wb : 2 * wb)));
+  k.low_precision = false;
+  return k;
 }
 
 }  // namespace trnsim::workload

@@ -46,5 +46,7 @@ void embedding_backward(const StepContext& c, Steps& out);
 // Final norm, LM head (vocabulary-parallel) and cross-entropy loss; backward mirrors it.
 void head_forward(const StepContext& c, Steps& out);
 void head_backward(const StepContext& c, Steps& out);
+// The optimizer update of `parameters` (one rank's shard): memory-bound.
+cost::Kernel optimizer_kernel(Precision precision, Optimizer optimizer, double parameters);
 
 }  // namespace trnsim::workload

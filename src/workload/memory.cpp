@@ -1,5 +1,9 @@
 #include "trnsim/workload/memory.hpp"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 #include "trnsim/workload/model_math.hpp"
 #include "trnsim/workload/pipeline_schedule.hpp"
 
@@ -86,6 +90,25 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
     est.stages.push_back(m);
   }
   return est;
+}
+
+double rank_memory_capacity(const hw::ChipSpec& chip, int physical_cores_per_rank) {
+  return chip.hbm_bytes * physical_cores_per_rank / std::max(1, chip.physical_cores);
+}
+
+std::vector<std::string> memory_findings(const MemoryEstimate& estimate, double capacity) {
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  std::vector<std::string> out;
+  for (const auto& m : estimate.stages) {
+    if (m.total() <= capacity) continue;
+    out.push_back(fmt::format("out of memory: stage {} needs {:.1f} GiB per rank of {:.1f} GiB: weights {:.1f}, "
+                              "gradients {:.1f}, optimizer {:.1f}, activations {:.1f} ({} units in flight), "
+                              "embedding/logits {:.1f}, workspace {:.1f}",
+                              m.stage, m.total() / kGiB, capacity / kGiB, m.weights / kGiB, m.gradients / kGiB,
+                              m.optimizer / kGiB, m.activations / kGiB, m.units_in_flight,
+                              m.embedding_logits / kGiB, m.workspace / kGiB));
+  }
+  return out;
 }
 
 }  // namespace trnsim::workload

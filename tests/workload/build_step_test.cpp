@@ -102,7 +102,8 @@ TEST_CASE("build_step: every schedule and layout gives a graph that runs to comp
 }
 
 TEST_CASE("build_step: symmetric and full builds give the representative the same task sequence") {
-  const ModelSpec m = llama(4, 512, 8, 2, 1408, 1000);
+  // Llama (untied) and GPT (tied embeddings: a call shared by the first and last stage).
+  const ModelSpec m = GENERATE(llama(4, 512, 8, 2, 1408, 1000), gpt(4, 512, 8, 1000));
   const TrainingSpec t = training(256, 16, 2);
   const auto p = parallelism(2, 2, 2, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1);
   BuildOptions full;
@@ -278,4 +279,47 @@ TEST_CASE("build_step: a TP group spanning instances is reported") {
   const StepGraph g = build_step(m, training(256, 2, 1), parallelism(8, 1, 2, true, Recompute::None), o);
   REQUIRE(g.findings.size() == 1);
   CHECK_THAT(g.findings[0], Catch::Contains("span more than one instance"));
+}
+
+TEST_CASE("build_step: interleaved chunks hold layers of virtual stages c * pp + p, in schedule order") {
+  // 8 layers, pp = 2, v = 2: virtual stage k holds layers 2k, 2k + 1; stage 0 runs chunks 0 and 1
+  // = virtual stages 0 and 2 = layers {0, 1, 4, 5}.
+  const ModelSpec m = gpt(8, 256, 4, 1000);
+  const StepGraph g =
+      build_step(m, training(256, 4, 1), parallelism(1, 2, 1, false, Recompute::None, PipelineSchedule::Interleaved, 2));
+  std::set<std::int32_t> layers;
+  for (const auto& t : g.tasks) {
+    if (t.stage != 0 || t.kind != TaskKind::Compute || t.layer < 0) continue;
+    layers.insert(t.layer);
+  }
+  CHECK(layers == std::set<std::int32_t>{0, 1, 4, 5});
+}
+
+TEST_CASE("build_step: the first 1F1B stage runs pp forwards before its first backward") {
+  const ModelSpec m = gpt(4, 256, 4, 1000);
+  const StepGraph g = build_step(m, training(256, 8, 1), parallelism(1, 4, 1, false, Recompute::None));
+  std::vector<std::int32_t> forwards_before;  // distinct forward micro-batches before the first backward
+  for (const auto& t : g.tasks) {
+    if (t.stage != 0 || t.kind != TaskKind::Compute) continue;
+    if (t.category == Category::Backward) break;
+    if (forwards_before.empty() || forwards_before.back() != t.micro_batch) forwards_before.push_back(t.micro_batch);
+  }
+  CHECK(forwards_before == std::vector<std::int32_t>{0, 1, 2, 3});
+}
+
+TEST_CASE("build_step: K/V heads are replicated when tp exceeds kv_heads") {
+  // 16 heads of 64, 2 kv heads, tp = 8: each rank has 2 query heads and 1 (replicated) kv head,
+  // so its QKV projection is h x (2 + 2 x 1) x 64.
+  const ModelSpec m = llama(2, 1024, 16, 2, 2048, 1024);
+  const StepGraph g = build_step(m, training(256, 1, 1), parallelism(8, 1, 1, true, Recompute::None));
+  bool seen = false;
+  for (const auto& w : g.works) {
+    for (const auto& k : w.kernels) {
+      if (k.name != "qkv") continue;
+      CHECK(k.n == (2 + 2 * 1) * 64);
+      CHECK(k.k == 1024);
+      seen = true;
+    }
+  }
+  CHECK(seen);
 }

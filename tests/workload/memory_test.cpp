@@ -85,3 +85,20 @@ TEST_CASE("memory: the first 1F1B stage holds pp micro-batches, the last one") {
   CHECK(est.stages[3].activations == Approx(1 * 2 * per_layer));
   CHECK(&est.peak() == &est.stages[0]);
 }
+
+TEST_CASE("memory: over capacity is a finding with the breakdown, not an error") {
+  // trn1: 32 GiB per chip over 2 cores = 16 GiB per rank.
+  trnsim::hw::ChipSpec chip;
+  chip.physical_cores = 2;
+  chip.hbm_bytes = 32.0 * 1024 * 1024 * 1024;
+  const double capacity = rank_memory_capacity(chip, 1);
+  CHECK(capacity == Approx(16.0 * 1024 * 1024 * 1024));
+  // GPT 2.6B-ish on one rank without sharding: 32 layers x 12 x 2560^2 = 2.5e9 parameters x 16
+  // bytes = 40 GB > 16 GiB.
+  const ModelSpec m = gpt(32, 2560, 32, 50000);
+  const auto est = estimate_memory(m, training(2048, 8, 1), parallelism(1, 1, 1, false, Recompute::Selective));
+  const auto f = memory_findings(est, capacity);
+  REQUIRE(f.size() == 1);
+  CHECK_THAT(f[0], Catch::StartsWith("out of memory: stage 0 needs") && Catch::Contains("optimizer"));
+  CHECK(memory_findings(est, est.stages[0].total()).empty());
+}

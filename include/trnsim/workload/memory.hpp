@@ -28,7 +28,10 @@
 // Workspace: one layer's kept activations (backward gradient buffers) plus the largest TP
 // collective buffer (2 e T h: the SP backward's double all-gather).
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "trnsim/hw/specs.hpp"
 
 #include "trnsim/workload/plan.hpp"
 #include "trnsim/workload/specs.hpp"
@@ -58,5 +61,12 @@ double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const Tr
 // rank's HBM share. O(pp * micro_batches).
 MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& training,
                                const ParallelismSpec& parallelism);
+
+// HBM one rank may use: the chip's HBM shared by its cores (bytes).
+double rank_memory_capacity(const hw::ChipSpec& chip, int physical_cores_per_rank);
+
+// One finding per stage whose total exceeds `capacity` bytes, with the breakdown in GiB
+// ("stage 0 needs 18.2 GiB of 16.0 GiB: weights 2.0, gradients 2.0, ..."). Empty when all fit.
+std::vector<std::string> memory_findings(const MemoryEstimate& estimate, double capacity);
 
 }  // namespace trnsim::workload

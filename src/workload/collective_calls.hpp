@@ -1,0 +1,41 @@
+#pragma once
+// Collective bookkeeping for build_step: shared Collective descriptions (op, bytes, replica
+// groups) and call ids that match the k-th call of every member of a group.
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "trnsim/workload/plan.hpp"
+#include "trnsim/workload/step_graph.hpp"
+
+namespace trnsim::workload {
+
+// Which group a collective runs on.
+enum class GroupKind : int {
+  Tp,    // the rank's tensor-parallel group
+  Dp,    // its data-parallel group
+  Tied,  // the pair (first stage, last stage) that shares tied embeddings
+};
+
+class CollectiveCalls {
+ public:
+  CollectiveCalls(const RankLayout& layout, bool symmetric, StepGraph& graph);
+  // Index of the Collective entry for this op and size on the group of `kind` of rank `c`
+  // (symmetric builds: groups[0] is that group, the others its replicas on the same stage).
+  std::uint32_t collective(GroupKind kind, const RankLayout::Coord& c, CollectiveOp op, double bytes);
+  // Call id of the `occurrence`-th call a rank makes on its group of `kind`; increments it.
+  std::uint32_t call(GroupKind kind, const RankLayout::Coord& c, std::uint32_t& occurrence);
+
+ private:
+  std::size_t group_instance(GroupKind kind, const RankLayout::Coord& c) const;
+  std::vector<std::vector<std::int32_t>> groups(GroupKind kind, const RankLayout::Coord& c) const;
+
+  const RankLayout& layout_;
+  bool symmetric_;
+  StepGraph& graph_;
+  std::vector<std::vector<std::uint32_t>> calls_;  // per group instance, call ids in order
+  std::map<std::tuple<int, std::int64_t, int, double>, std::uint32_t> index_;
+};
+
+}  // namespace trnsim::workload
