@@ -28,7 +28,8 @@ hw::CoreSpec parse_core(ObjectReader r) {
   c.name = r.string("name");
   c.pe_rows = static_cast<int>(r.integer_or("pe_rows", 128, 1));
   c.pe_cols = static_cast<int>(r.integer_or("pe_cols", 128, 1));
-  c.tensor_clock_hz = r.number("tensor_clock_GHz", 1e-3, kInf) * kGHz;
+  // 0: no systolic-array model; matmuls run at the published peak (GPU presets).
+  c.tensor_clock_hz = r.number("tensor_clock_GHz", 0, kInf) * kGHz;
   c.fp8_contraction_factor = static_cast<int>(r.integer_or("fp8_contraction_factor", 1, 1));
   c.vector = parse_stream_engine(r.object("vector"));
   c.scalar = parse_stream_engine(r.object("scalar"));

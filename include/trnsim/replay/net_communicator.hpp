@@ -1,0 +1,40 @@
+#pragma once
+// NetCommunicator: the replay executor's communication through net::Network. A StepGraph
+// collective with several groups (symmetric replicas) starts one network collective per group at
+// the same moment and completes when the last group does; the same for replica transfers.
+#include <cstdint>
+#include <vector>
+
+#include "trnsim/net/network.hpp"
+#include "trnsim/replay/communicator.hpp"
+
+namespace trnsim::replay {
+
+class NetCommunicator final : public Communicator {
+ public:
+  // Contract: `algorithm` is forced on every collective (Auto lets the network choose).
+  NetCommunicator(net::Network& network, net::Algorithm algorithm = net::Algorithm::Auto);
+
+  void start_collective(const workload::Collective& c, sim::InlineHandler done) override;
+  void start_transfer(std::int32_t src, std::int32_t dst, double bytes, std::span<const RankPair> replicas,
+                      sim::InlineHandler done) override;
+
+ private:
+  // A call waiting for `remaining` network operations; slots are reused through free_.
+  struct Join {
+    std::uint32_t remaining = 0;
+    sim::InlineHandler done;
+  };
+  std::uint32_t open_join(std::uint32_t parts, sim::InlineHandler done);
+  void part_done(std::uint32_t slot);
+
+  net::Network& network_;
+  net::Algorithm algorithm_;
+  std::vector<Join> joins_;
+  std::vector<std::uint32_t> free_;
+  net::Collective scratch_;  // reused: its rank vector keeps its capacity between calls
+};
+
+net::CollectiveOp to_net(workload::CollectiveOp op);
+
+}  // namespace trnsim::replay

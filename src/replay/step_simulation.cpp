@@ -1,0 +1,61 @@
+#include "trnsim/replay/step_simulation.hpp"
+
+#include <chrono>
+
+#include "trnsim/hw/device_map.hpp"
+#include "trnsim/replay/executor.hpp"
+#include "trnsim/replay/net_communicator.hpp"
+#include "trnsim/workload/build_step.hpp"
+
+namespace trnsim::replay {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+StepRun simulate_step(const StepInput& input) {
+  StepRun run;
+  const hw::DeviceMap devices(input.cluster);
+  const hw::ChipSpec& chip = input.cluster.instance.chip;
+  run.ranks = devices.ranks();
+  run.physical_cores_per_rank = chip.family == hw::Family::Gpu ? 1 : chip.logical_core_size;
+
+  const auto t_build = std::chrono::steady_clock::now();
+  run.resolved = workload::resolve_defaults(input.training, input.parallelism);
+  run.plan = workload::make_plan(input.model, run.resolved.training, run.resolved.parallelism, run.ranks);
+  workload::BuildOptions options;
+  options.symmetric = input.symmetric;
+  options.total_ranks = run.ranks;
+  options.ranks_per_instance = devices.ranks_per_instance();
+  run.graph = workload::build_step(input.model, run.resolved.training, run.resolved.parallelism, options);
+  run.memory = workload::estimate_memory(input.model, run.resolved.training, run.resolved.parallelism);
+  run.rank_memory_capacity = workload::rank_memory_capacity(chip, run.physical_cores_per_rank);
+
+  const cost::ComputeModel compute(chip, input.cluster.instance.calibration,
+                                   workload::matmul_dtype(run.resolved.training.precision),
+                                   run.physical_cores_per_rank);
+  std::vector<double> work_seconds;
+  work_seconds.reserve(run.graph.works.size());
+  run.work_costs.reserve(run.graph.works.size());
+  for (const workload::Work& work : run.graph.works) {
+    run.work_costs.push_back(compute.cost(work.kernels));
+    work_seconds.push_back(work.measured_s >= 0 ? work.measured_s : run.work_costs.back().seconds);
+  }
+  run.build_seconds = seconds_since(t_build);
+
+  const auto t_sim = std::chrono::steady_clock::now();
+  sim::Engine engine;
+  net::Network network(input.cluster, input.network, engine);
+  NetCommunicator comm(network, input.algorithm);
+  ExecutorOptions exec;
+  exec.comm_compute_slowdown = compute.comm_compute_slowdown();
+  run.timeline = execute(engine, run.graph, work_seconds, comm, exec);
+  run.links = network.link_usage();
+  run.simulate_seconds = seconds_since(t_sim);
+  return run;
+}
+
+}  // namespace trnsim::replay
