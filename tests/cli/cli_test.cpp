@@ -113,10 +113,33 @@ TEST_CASE("cli: run --dry-run prints the resolved experiment with the overridden
   CHECK(j["model"]["name"] == "tiny-decoder");
 }
 
-TEST_CASE("cli: run without --dry-run says the step simulation is not built yet and exits 2") {
-  const auto r = run("run '" + example("tiny-trn1.json") + "'");
-  CHECK(r.code == 2);
-  CHECK_THAT(r.err, Catch::Contains("--dry-run"));
+TEST_CASE("cli: run writes a JSON report whose breakdown adds up to the step time, the same on every run") {
+  const fs::path a = scratch("a.json"), b = scratch("b.json");
+  const auto r1 = run("run '" + example("tiny-trn1.json") + "' --json '" + a.string() + "'");
+  const auto r2 = run("run '" + example("tiny-trn1.json") + "' --json '" + b.string() + "'");
+  REQUIRE(r1.code == 0);
+  REQUIRE(r2.code == 0);
+  CHECK_THAT(r1.out, Catch::Contains("step time"));
+  const std::string ja = slurp(a), jb = slurp(b);
+  fs::remove(a);
+  fs::remove(b);
+  CHECK(ja == jb);  // determinism: byte-identical reports
+  const auto j = nlohmann::json::parse(ja);
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["experiment"]["model"]["name"] == "tiny-decoder");
+  double sum = 0;
+  for (const auto& [part, seconds] : j["breakdown"]["seconds"].items()) sum += seconds.get<double>();
+  const double step = j["results"]["step_time_s"].get<double>();
+  REQUIRE(step > 0);
+  CHECK(sum == Approx(step).epsilon(1e-9));
+}
+
+TEST_CASE("cli: run --strict exits 1 when a rank runs out of memory") {
+  // tiny-trn1 needs about 0.02 GiB per rank (mostly fp32 optimizer states); 1 MiB of HBM per chip
+  // cannot hold it.
+  const auto r = run("run '" + example("tiny-trn1.json") + "' --strict --set cluster.chip.hbm_GiB=0.001");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("out_of_memory"));
 }
 
 TEST_CASE("cli: a bad experiment file exits 2 and names the file and the JSON path") {
