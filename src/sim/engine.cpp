@@ -11,7 +11,16 @@ namespace trnsim::sim {
 static_assert(sizeof(InlineHandler) + sizeof(std::uint64_t) <= 64,
               "an event record is meant to fill one 64-byte cache line");
 
-Engine::Engine() = default;
+Engine::Engine() {
+  // Records are the one likely cache miss per event: start fetching a bucket's worth of them
+  // as soon as the queue knows they are next (tens of events ahead).
+  queue_.observe_refills(
+      [](void* context, const EventKey* first, const EventKey* last) {
+        Engine& engine = *static_cast<Engine*>(context);
+        for (const EventKey* k = first; k != last; ++k) __builtin_prefetch(&engine.record(k->slot()));
+      },
+      this);
+}
 Engine::~Engine() = default;
 
 void Engine::grow() {
@@ -93,6 +102,9 @@ void Engine::run_through(Time::Rep limit) {
     const EventKey key = queue_.top();
     if (key.time > limit) break;
     queue_.pop();
+    // The next event's record is likely a cache miss: start fetching it while this one runs.
+    const std::uint32_t next = queue_.slot_after_top();
+    if (next != EventQueue::kNoSlot) __builtin_prefetch(&record(next));
     const std::uint32_t slot = key.slot();
     EventRecord& rec = record(slot);
     if (rec.serial == 0) {  // cancelled: its handler is already gone
@@ -103,8 +115,6 @@ void Engine::run_through(Time::Rep limit) {
     --live_;
     now_ = key.time;
     ++processed_;
-    // The next record is likely a cache miss; start fetching it while this handler runs.
-    if (!queue_.empty()) __builtin_prefetch(&record(queue_.top().slot()));
     finish.slot = slot;
     finish.armed = true;
     rec.handler();
