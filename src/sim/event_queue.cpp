@@ -1,6 +1,7 @@
 #include "trnsim/sim/event_queue.hpp"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include <fmt/format.h>
@@ -53,20 +54,28 @@ void EventQueue::refill() {
   }
 }
 
-// Precondition: every bucket is empty and overflow_ is not. Covers overflow_'s range with buckets
-// of a power-of-two width holding about kKeysPerBucket keys each on average.
+// Precondition: every bucket is empty and overflow_ is not. Spreads the earliest part of overflow_
+// over fresh buckets of a power-of-two width; the rest stays in overflow_. The width comes from the
+// density of the earliest keys, estimated on an evenly strided sample: the buckets then hold about
+// kKeysPerBucket keys each where keys are dense (near now) whatever the tail does, and their number
+// stays below n / kKeysPerBucket. A call moves out about kCoveredFraction of overflow_ (at least one
+// key), so its O(n) pass costs O(1) per key.
 void EventQueue::spread_overflow() {
-  std::uint64_t lo = std::numeric_limits<std::uint64_t>::max();
-  std::uint64_t hi = 0;
-  for (const EventKey& k : overflow_) {
-    lo = std::min(lo, ordinal(k.time));
-    hi = std::max(hi, ordinal(k.time));
-  }
-  const std::uint64_t spread = hi - lo;
-  const std::uint64_t target = std::max<std::uint64_t>(1, overflow_.size() / kKeysPerBucket);
+  const std::size_t n = overflow_.size();
+  std::array<std::uint64_t, kSample> sample{};
+  const std::size_t taken = std::min(n, kSample);
+  for (std::size_t i = 0; i < taken; ++i) sample[i] = ordinal(overflow_[i * n / taken].time);
+  std::uint64_t lo = sample[0];
+  for (const EventKey& k : overflow_) lo = std::min(lo, ordinal(k.time));
+  // The sample's quantile kCoveredFraction estimates the time below which that fraction lies.
+  const std::size_t q = (taken - 1) * kCoveredPercent / 100;
+  std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(q),
+                   sample.begin() + static_cast<std::ptrdiff_t>(taken));
+  const std::uint64_t span = sample[q] - lo;
+  const std::uint64_t target = std::max<std::uint64_t>(1, n * kCoveredPercent / 100 / kKeysPerBucket);
   unsigned shift = 0;
-  while (shift < 63 && (spread >> shift) >= target) ++shift;
-  const auto count = static_cast<std::size_t>((spread >> shift) + 1);
+  while (shift < 63 && (span >> shift) >= target) ++shift;
+  const auto count = static_cast<std::size_t>((span >> shift) + 1);
   if (buckets_.size() < count) buckets_.resize(count);
   bucket_count_ = count;
   bucket_ = 0;
@@ -74,8 +83,18 @@ void EventQueue::spread_overflow() {
   shift_ = shift;
   near_end_ = lo;
   far_end_ = bucket_end(count - 1);
-  for (const EventKey& k : overflow_) buckets_[(ordinal(k.time) - base_) >> shift_].push_back(k);
-  overflow_.clear();
+  std::size_t kept = 0;
+  for (const EventKey& k : overflow_) {
+    // By index, not `at < far_end_`: far_end_ saturates at the top of the range, and a key there
+    // must still move (else a queue of Time::max() keys would never drain).
+    const std::uint64_t b = (ordinal(k.time) - base_) >> shift_;
+    if (b < count) {
+      buckets_[b].push_back(k);
+    } else {
+      overflow_[kept++] = k;
+    }
+  }
+  overflow_.resize(kept);
 }
 
 // Gives the held keys the sequence numbers 0..n-1 in pop order. The relabelling keeps every

@@ -37,11 +37,6 @@ void KeyHeap::sift_down(std::size_t hole, EventKey key) {
   for (;;) {
     const std::size_t first = hole * kArity + 1;
     if (first >= n) break;
-    // The next level down is four cache lines, one per child; fetch them while comparing here.
-    const std::size_t grandchildren = first * kArity + 1;
-    if (grandchildren + 3 * kArity < n) {
-      for (std::size_t g = 0; g < kArity; ++g) __builtin_prefetch(h + grandchildren + g * kArity);
-    }
     std::size_t best = first;
     if (first + kArity <= n) {
       // All four children exist: a two-level tournament keeps the comparison chain short.

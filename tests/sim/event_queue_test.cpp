@@ -182,3 +182,21 @@ TEST_CASE("event queue: a key pushed at the near tier's boundary stays behind ol
     q.pop();
   }
 }
+
+TEST_CASE("event queue: keys at the very end of time drain in FIFO order") {
+  EventQueue q;
+  const Time end = Time::max();
+  for (std::uint32_t s = 0; s < 5; ++s) q.push(end, s);
+  q.push(Time::ps(0), 5);
+  std::vector<std::uint32_t> order;
+  for (int i = 0; i < 3; ++i) {
+    order.push_back(q.top().slot());
+    q.pop();
+  }
+  for (std::uint32_t s = 6; s < 8; ++s) q.push(end, s);  // behind the older keys at the same time
+  while (!q.empty()) {
+    order.push_back(q.top().slot());
+    q.pop();
+  }
+  CHECK(order == std::vector<std::uint32_t>{5, 0, 1, 2, 3, 4, 6, 7});
+}

@@ -69,14 +69,3 @@ TEST_CASE("key heap: assign heapifies arbitrary keys and remove_if keeps the res
   CHECK(removed == std::vector<std::uint32_t>{0, 3, 6});
   CHECK(drain(heap) == std::vector<std::uint32_t>{8, 7, 5, 4, 2, 1});
 }
-
-TEST_CASE("key heap: slot_after_top names the next key after a pop") {
-  KeyHeap heap;
-  for (std::uint32_t s = 0; s < 50; ++s) heap.push(key(static_cast<std::int64_t>((s * 37) % 50), s, s));
-  while (heap.size() > 1) {
-    heap.pop();
-    REQUIRE(heap.has_after_top());
-    const std::uint32_t hint = heap.slot_after_top();
-    CHECK(heap.top().slot() == hint);  // no push in between: the hint is exact
-  }
-}

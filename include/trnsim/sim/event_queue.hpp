@@ -28,7 +28,6 @@ namespace trnsim::sim {
 class EventQueue {
  public:
   static constexpr std::uint32_t kDefaultSeqLimit = std::numeric_limits<std::uint32_t>::max();
-  static constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
 
   // Contract: an empty queue; seq_limit (> 1) is where the sequence counter renumbers (tests use a
   // small one). Cost: one small allocation.
@@ -65,12 +64,6 @@ class EventQueue {
     --size_;
   }
 
-  // Contract: after pop(), the slot of the likely next top() (kNoSlot when unknown). A prefetch
-  // hint only. Cost: O(1).
-  std::uint32_t slot_after_top() const {
-    return near_.has_after_top() ? near_.slot_after_top() : kNoSlot;
-  }
-
   // Contract: removes every key whose slot satisfies is_dead(slot), calling on_removed(slot) for
   // each, and keeps the others in order. Cost: O(n) plus the calls; never allocates.
   template <class IsDead, class OnRemoved>
@@ -95,7 +88,11 @@ class EventQueue {
  private:
   // Target keys per bucket when overflow_ is spread. Tens keep near_ small and the number of
   // buckets (and their cache footprint) low; see the benchmark notes in the report.
-  static constexpr std::size_t kKeysPerBucket = 32;
+  static constexpr std::size_t kKeysPerBucket = 16;
+  // Share of overflow_ (in percent) that one spread moves into buckets, and the sample size used
+  // to find where that share ends.
+  static constexpr std::size_t kCoveredPercent = 75;
+  static constexpr std::size_t kSample = 64;
 
   // Order-preserving map of a time onto unsigned integers, so bucket arithmetic cannot overflow.
   static std::uint64_t ordinal(Time::Rep t) {

@@ -63,20 +63,6 @@ class KeyHeap {
     root_removed_ = true;
   }
 
-  // Contract: true when a pop() has left a key below the root, so slot_after_top() may be asked.
-  bool has_after_top() const { return count() >= 2; }
-  // Contract: the slot of the smallest child of the root: after pop(), the next top() unless a
-  // smaller key is pushed. A prefetch hint. Precondition: has_after_top(). Cost: O(1).
-  std::uint32_t slot_after_top() const {
-    const EventKey* h = base();
-    const std::size_t end = std::min(count(), kArity + 1);
-    std::size_t best = 1;
-    for (std::size_t c = 2; c < end; ++c) {
-      if (h[c] < h[best]) best = c;
-    }
-    return h[best].slot();
-  }
-
   // Contract: replaces the content with [first, last) and restores the heap order.
   // Cost: O(n); allocates only to grow capacity.
   void assign(const EventKey* first, const EventKey* last) {
