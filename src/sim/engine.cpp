@@ -18,7 +18,9 @@ Engine::Engine() {
       [](void* context, const EventKey* first, const EventKey* last) {
         Engine& engine = *static_cast<Engine*>(context);
         // Into L2 (locality 2): a bucket's records can outgrow L1 before the last of them runs.
-        for (const EventKey* k = first; k != last; ++k) __builtin_prefetch(&engine.record(k->slot()), 0, 2);
+        for (const EventKey* k = first; k != last; ++k) {
+          __builtin_prefetch(&engine.record(k->slot()), 0, 2);
+        }
       },
       this);
 }
@@ -58,8 +60,8 @@ bool Engine::cancel(EventId id) noexcept {
   rec.serial = 0;
   rec.handler.reset();
   --live_;
-  // The key stays in the heap until it reaches the top; compacting once dead keys outnumber live
-  // ones (plus slack) keeps the heap and the record pool within twice the pending count.
+  // The key stays queued until it reaches the front; compacting once dead keys outnumber live
+  // ones (plus slack) keeps the queue and the record pool within twice the pending count.
   if (queue_.size() - live_ > live_ + kCompactionSlack) compact();
   return true;
 }

@@ -41,7 +41,9 @@ TEST_CASE("engine: many events with ties come out as a stable sort by time") {
   std::vector<Time::Rep> times(n);
   for (auto& t : times) t = static_cast<Time::Rep>(rng() % 50);
   std::vector<int> ran;
-  for (int i = 0; i < n; ++i) engine.schedule(Time::ps(times[static_cast<std::size_t>(i)]), [&ran, i] { ran.push_back(i); });
+  for (int i = 0; i < n; ++i) {
+    engine.schedule(Time::ps(times[static_cast<std::size_t>(i)]), [&ran, i] { ran.push_back(i); });
+  }
   engine.run();
   std::vector<int> expected(n);
   std::iota(expected.begin(), expected.end(), 0);

@@ -1,9 +1,10 @@
 #pragma once
 // KeyHeap: a 4-ary min-heap of 16-byte event keys in one cache-line-aligned array; the near tier of
 // EventQueue (which see for the keys' meaning). Four children of 16 bytes fill exactly one 64-byte
-// line: the array starts 3 keys before a line boundary so that every sibling group is line-aligned,
-// and sift-down prefetches the next level. pop() defers its repair, so that a push() that follows
-// (the hold pattern: pop, run a handler that schedules) does a single replace-top sift-down.
+// line: the array starts 3 keys before a line boundary so that every sibling group is line-aligned
+// (one line per level when the heap outgrows the cache, e.g. many events at one time). pop() defers
+// its repair, so that a push() that follows (the hold pattern: pop, run a handler that schedules
+// into the near window) does a single replace-top sift-down.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
