@@ -54,14 +54,20 @@ class Engine {
 
   // Contract: runs handler() at time `at` (>= now(), else InternalError: a caller bug), after every
   // event already scheduled for `at`. Cost: O(log pending); no allocation in steady state.
-  // The handler is stored inline (see InlineHandler: <= 48 bytes of captures, checked at compile time).
+  // The handler (any void() callable, or an InlineHandler moved in) is stored inline: at most 48
+  // bytes of captures, checked at compile time (see InlineHandler).
   template <class F>
   EventId schedule(Time at, F&& handler) {
     if (at.picoseconds() < now_) throw_in_past(at);
     const std::uint32_t slot = acquire_slot();
     EventRecord& rec = record(slot);
     try {
-      rec.handler.emplace(std::forward<F>(handler));
+      if constexpr (std::is_same_v<std::decay_t<F>, InlineHandler>) {
+        static_assert(!std::is_lvalue_reference_v<F>, "pass an InlineHandler by std::move");
+        rec.handler = std::move(handler);
+      } else {
+        rec.handler.emplace(std::forward<F>(handler));
+      }
     } catch (...) {
       free_.push_back(slot);
       throw;
