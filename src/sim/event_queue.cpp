@@ -1,6 +1,8 @@
 #include "trnsim/sim/event_queue.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -8,77 +10,111 @@
 
 namespace trnsim::sim {
 
-namespace {
-std::uint64_t make_order(std::uint32_t seq, std::uint32_t slot) {
-  return (std::uint64_t{seq} << 32) | slot;
-}
-}  // namespace
-
 EventQueue::EventQueue(std::uint32_t seq_limit) : seq_limit_(seq_limit) {
   if (seq_limit < 2) throw InternalError("sim::EventQueue: seq_limit must be at least 2");
 }
 
 void EventQueue::push(Time t, std::uint32_t slot) {
   if (next_seq_ == seq_limit_) renumber();
-  const EventKey key{t.picoseconds(), make_order(next_seq_++, slot)};
-  // Sift up: move the hole towards the root while the parent is later than the new key.
-  std::size_t hole = heap_.size();
-  heap_.push_back(key);
-  while (hole > 0) {
-    const std::size_t parent = (hole - 1) / kArity;
-    if (!(key < heap_[parent])) break;
-    heap_[hole] = heap_[parent];
-    hole = parent;
+  const EventKey key{t.picoseconds(), (std::uint64_t{next_seq_} << 32) | slot};
+  const std::uint64_t at = ordinal(key.time);
+  if (at < near_end_) {
+    near_.push(key);
+  } else if (at < far_end_) {
+    buckets_[(at - base_) >> shift_].push_back(key);
+  } else {
+    overflow_.push_back(key);
   }
-  heap_[hole] = key;
+  ++next_seq_;
+  ++size_;
 }
 
-void EventQueue::pop() {
-  const EventKey last = heap_.back();
-  heap_.pop_back();
-  if (!heap_.empty()) sift_down(0, last);
+std::uint64_t EventQueue::bucket_end(std::size_t b) const {
+  const std::uint64_t start = base_ + (std::uint64_t{b} << shift_);  // <= the spread: no overflow
+  const std::uint64_t width = std::uint64_t{1} << shift_;
+  return start > std::numeric_limits<std::uint64_t>::max() - width
+             ? std::numeric_limits<std::uint64_t>::max()
+             : start + width;
 }
 
-// Moves the hole at `hole` down to where `key` belongs, then stores key there.
-void EventQueue::sift_down(std::size_t hole, EventKey key) {
-  const std::size_t n = heap_.size();
-  EventKey* h = heap_.data();
+// Precondition: near_ is empty and size_ > 0. Moves the next non-empty bucket into near_.
+void EventQueue::refill() {
   for (;;) {
-    const std::size_t first = hole * kArity + 1;
-    if (first >= n) break;
-    std::size_t best = first;
-    if (first + kArity <= n) {
-      // All four children exist: a two-level tournament keeps the comparison chain short.
-      const std::size_t a = h[first + 1] < h[first] ? first + 1 : first;
-      const std::size_t b = h[first + 3] < h[first + 2] ? first + 3 : first + 2;
-      best = h[b] < h[a] ? b : a;
-    } else {
-      for (std::size_t c = first + 1; c < n; ++c) {
-        if (h[c] < h[best]) best = c;
-      }
+    while (bucket_ < bucket_count_ && buckets_[bucket_].empty()) ++bucket_;
+    if (bucket_ < bucket_count_) {
+      std::vector<EventKey>& keys = buckets_[bucket_];
+      if (on_refill_ != nullptr) on_refill_(refill_context_, keys.data(), keys.data() + keys.size());
+      near_.assign(keys.data(), keys.data() + keys.size());
+      keys.clear();
+      near_end_ = bucket_end(bucket_);
+      ++bucket_;
+      return;
     }
-    if (!(h[best] < key)) break;
-    h[hole] = h[best];
-    hole = best;
+    spread_overflow();
   }
-  h[hole] = key;
 }
 
-void EventQueue::make_heap() {
-  const std::size_t n = heap_.size();
-  if (n < 2) return;
-  for (std::size_t i = (n - 2) / kArity + 1; i-- > 0;) sift_down(i, heap_[i]);
+// Precondition: every bucket is empty and overflow_ is not. Spreads the earliest part of overflow_
+// over fresh buckets of a power-of-two width; the rest stays in overflow_. The width comes from the
+// density of the earliest keys, estimated on an evenly strided sample: the buckets then hold about
+// kKeysPerBucket keys each where keys are dense (near now) whatever the tail does, and their number
+// stays below n / kKeysPerBucket. A call moves out about kCoveredFraction of overflow_ (at least one
+// key), so its O(n) pass costs O(1) per key.
+void EventQueue::spread_overflow() {
+  const std::size_t n = overflow_.size();
+  std::array<std::uint64_t, kSample> sample{};
+  const std::size_t taken = std::min(n, kSample);
+  for (std::size_t i = 0; i < taken; ++i) sample[i] = ordinal(overflow_[i * n / taken].time);
+  std::uint64_t lo = sample[0];
+  for (const EventKey& k : overflow_) lo = std::min(lo, ordinal(k.time));
+  // The sample's quantile kCoveredFraction estimates the time below which that fraction lies.
+  const std::size_t q = (taken - 1) * kCoveredPercent / 100;
+  std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(q),
+                   sample.begin() + static_cast<std::ptrdiff_t>(taken));
+  const std::uint64_t span = sample[q] - lo;
+  const std::uint64_t target = std::max<std::uint64_t>(1, n * kCoveredPercent / 100 / kKeysPerBucket);
+  unsigned shift = 0;
+  while (shift < 63 && (span >> shift) >= target) ++shift;
+  const auto count = static_cast<std::size_t>((span >> shift) + 1);
+  if (buckets_.size() < count) buckets_.resize(count);
+  bucket_count_ = count;
+  bucket_ = 0;
+  base_ = lo;
+  shift_ = shift;
+  near_end_ = lo;
+  far_end_ = bucket_end(count - 1);
+  std::size_t kept = 0;
+  for (const EventKey& k : overflow_) {
+    // By index, not `at < far_end_`: far_end_ saturates at the top of the range, and a key there
+    // must still move (else a queue of Time::max() keys would never drain).
+    const std::uint64_t b = (ordinal(k.time) - base_) >> shift_;
+    if (b < count) {
+      buckets_[b].push_back(k);
+    } else {
+      overflow_[kept++] = k;
+    }
+  }
+  overflow_.resize(kept);
 }
 
-// Gives the held keys the sequence numbers 0..n-1 in pop order. A sorted array is a valid heap.
+// Gives the held keys the sequence numbers 0..n-1 in pop order. The relabelling keeps every
+// relative order, so near_'s heap stays valid and the buckets need no move.
 void EventQueue::renumber() {
-  std::sort(heap_.begin(), heap_.end());
-  if (heap_.size() >= seq_limit_) {
+  near_.settle();
+  std::vector<EventKey*> all;
+  all.reserve(size_);
+  for (std::size_t i = 0; i < near_.size(); ++i) all.push_back(near_.keys() + i);
+  for (std::size_t b = bucket_; b < bucket_count_; ++b) {
+    for (EventKey& k : buckets_[b]) all.push_back(&k);
+  }
+  for (EventKey& k : overflow_) all.push_back(&k);
+  if (all.size() >= seq_limit_) {
     throw InternalError(
         fmt::format("sim::EventQueue: cannot hold more than {} pending events", seq_limit_));
   }
+  std::sort(all.begin(), all.end(), [](const EventKey* a, const EventKey* b) { return *a < *b; });
   std::uint32_t seq = 0;
-  for (EventKey& k : heap_) k.order = make_order(seq++, k.slot());
+  for (EventKey* k : all) k->order = (std::uint64_t{seq++} << 32) | k->slot();
   next_seq_ = seq;
 }
 

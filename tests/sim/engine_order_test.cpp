@@ -4,6 +4,7 @@
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "trnsim/error.hpp"
@@ -41,7 +42,9 @@ TEST_CASE("engine: many events with ties come out as a stable sort by time") {
   std::vector<Time::Rep> times(n);
   for (auto& t : times) t = static_cast<Time::Rep>(rng() % 50);
   std::vector<int> ran;
-  for (int i = 0; i < n; ++i) engine.schedule(Time::ps(times[static_cast<std::size_t>(i)]), [&ran, i] { ran.push_back(i); });
+  for (int i = 0; i < n; ++i) {
+    engine.schedule(Time::ps(times[static_cast<std::size_t>(i)]), [&ran, i] { ran.push_back(i); });
+  }
   engine.run();
   std::vector<int> expected(n);
   std::iota(expected.begin(), expected.end(), 0);
@@ -104,4 +107,15 @@ TEST_CASE("engine: run from inside a handler throws, and a handler's exception l
   engine.run();
   CHECK(later == 1);
   CHECK(engine.events_processed() == 3);
+}
+
+TEST_CASE("engine: an InlineHandler built ahead can be moved into schedule") {
+  Engine engine;
+  int runs = 0;
+  trnsim::sim::InlineHandler later([&runs] { ++runs; });
+  engine.schedule(Time::ns(4), std::move(later));
+  CHECK_FALSE(static_cast<bool>(later));  // NOLINT(bugprone-use-after-move): moved into the engine
+  engine.run();
+  CHECK(runs == 1);
+  CHECK(engine.now() == Time::ns(4));
 }

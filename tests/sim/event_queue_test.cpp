@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -32,19 +33,23 @@ struct Reference {
   }
 };
 
-// Random pushes and pops over few distinct times (many ties), never more than max_size keys held;
-// checks every pop against Reference.
-void check_against_reference(EventQueue& q, int operations, std::size_t max_size, std::uint64_t seed) {
+// Random pushes and pops, never more than max_size keys held, times drawn by next_time(rng, now)
+// where now is the time of the last pop; checks every pop against Reference.
+template <class NextTime>
+void check_against_reference(EventQueue& q, int operations, std::size_t max_size, std::uint64_t seed,
+                             NextTime next_time) {
   std::mt19937_64 rng(seed);
+  Time::Rep now = std::numeric_limits<Time::Rep>::min();
   Reference ref;
   std::uint32_t next_slot = 0;
   for (int i = 0; i < operations; ++i) {
     if (q.empty() || (q.size() < max_size && rng() % 3 != 0)) {
-      const auto t = static_cast<Time::Rep>(rng() % 8);
+      const Time::Rep t = next_time(rng, now);
       q.push(Time::ps(t), next_slot);
       ref.push(t, next_slot);
       ++next_slot;
     } else {
+      now = q.top().time;
       REQUIRE(q.top().slot() == ref.pop());
       q.pop();
     }
@@ -55,6 +60,8 @@ void check_against_reference(EventQueue& q, int operations, std::size_t max_size
     q.pop();
   }
 }
+// Few distinct times: many ties.
+Time::Rep few_times(std::mt19937_64& rng, Time::Rep) { return static_cast<Time::Rep>(rng() % 8); }
 }  // namespace
 
 TEST_CASE("event queue: pops by time, then first pushed first on ties") {
@@ -72,14 +79,33 @@ TEST_CASE("event queue: pops by time, then first pushed first on ties") {
 }
 
 TEST_CASE("event queue: random pushes and pops match a reference list") {
-  EventQueue q;
-  check_against_reference(q, 20'000, 20'000, 42);
+  SECTION("few distinct times, many ties") {
+    EventQueue q;
+    check_against_reference(q, 20'000, 20'000, 42, few_times);
+  }
+  SECTION("hold pattern: now plus a random increment, with ties at now") {
+    EventQueue q;
+    check_against_reference(q, 50'000, 2'000, 5, [](std::mt19937_64& rng, Time::Rep now) {
+      const Time::Rep from = std::max<Time::Rep>(now, 0);
+      return rng() % 5 == 0 ? from : from + static_cast<Time::Rep>(rng() % 100'000);
+    });
+  }
+  SECTION("times over the whole int64 range, extremes included") {
+    EventQueue q;
+    check_against_reference(q, 20'000, 20'000, 9, [](std::mt19937_64& rng, Time::Rep) {
+      switch (rng() % 4) {
+        case 0: return std::numeric_limits<Time::Rep>::max();
+        case 1: return std::numeric_limits<Time::Rep>::min();
+        default: return static_cast<Time::Rep>(rng());
+      }
+    });
+  }
 }
 
 TEST_CASE("event queue: renumbering the sequence counter keeps the order") {
   // With a limit of 5 the counter is renumbered every few pushes; order must not change.
   EventQueue q(5);
-  check_against_reference(q, 5'000, 5, 7);
+  check_against_reference(q, 5'000, 5, 7, few_times);
 }
 
 TEST_CASE("event queue: refuses more keys than the sequence limit") {
@@ -111,4 +137,66 @@ TEST_CASE("event queue: remove_if drops the chosen keys and keeps the rest in or
     q.pop();
   }
   CHECK(order == expected);
+}
+
+TEST_CASE("event queue: refill observer sees every key before it pops") {
+  EventQueue q;
+  std::vector<std::uint32_t> observed;
+  q.observe_refills(
+      [](void* context, const trnsim::sim::EventKey* first, const trnsim::sim::EventKey* last) {
+        auto& seen = *static_cast<std::vector<std::uint32_t>*>(context);
+        for (auto* k = first; k != last; ++k) seen.push_back(k->slot());
+      },
+      &observed);
+  // 1000 keys pushed before any pop all go through the bucket tier, so each is observed once.
+  for (std::uint32_t s = 0; s < 1000; ++s) q.push(Time::ps(static_cast<Time::Rep>((s * 7919) % 1000)), s);
+  while (!q.empty()) {
+    const std::uint32_t slot = q.top().slot();
+    CHECK(std::find(observed.begin(), observed.end(), slot) != observed.end());
+    q.pop();
+  }
+  std::sort(observed.begin(), observed.end());
+  CHECK(observed.size() == 1000);
+  CHECK(std::adjacent_find(observed.begin(), observed.end()) == observed.end());
+}
+
+TEST_CASE("event queue: a key pushed at the near tier's boundary stays behind older keys at that time") {
+  // 10 keys at each time 0..99 ps, one pop (which moves the first bucket into the near tier), then
+  // one more key at each time 0..99: every time after the first bucket's end is then held both in
+  // a bucket (older keys) and pushed anew at the boundary; the reference says who goes first.
+  EventQueue q;
+  Reference ref;
+  std::uint32_t slot = 0;
+  const auto push = [&](Time::Rep t) {
+    q.push(Time::ps(t), slot);
+    ref.push(t, slot);
+    ++slot;
+  };
+  for (int round = 0; round < 10; ++round)
+    for (Time::Rep t = 0; t < 100; ++t) push(t);
+  REQUIRE(q.top().slot() == ref.pop());
+  q.pop();
+  for (Time::Rep t = 1; t < 100; ++t) push(t);
+  while (!q.empty()) {
+    REQUIRE(q.top().slot() == ref.pop());
+    q.pop();
+  }
+}
+
+TEST_CASE("event queue: keys at the very end of time drain in FIFO order") {
+  EventQueue q;
+  const Time end = Time::max();
+  for (std::uint32_t s = 0; s < 5; ++s) q.push(end, s);
+  q.push(Time::ps(0), 5);
+  std::vector<std::uint32_t> order;
+  for (int i = 0; i < 3; ++i) {
+    order.push_back(q.top().slot());
+    q.pop();
+  }
+  for (std::uint32_t s = 6; s < 8; ++s) q.push(end, s);  // behind the older keys at the same time
+  while (!q.empty()) {
+    order.push_back(q.top().slot());
+    q.pop();
+  }
+  CHECK(order == std::vector<std::uint32_t>{5, 0, 1, 2, 3, 4, 6, 7});
 }

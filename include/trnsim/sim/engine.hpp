@@ -4,10 +4,12 @@
 // model that needs time is handed an Engine&.
 //
 // Storage: each event lives in a 64-byte record (an InlineHandler plus a serial number) taken from a
-// pool of fixed-size chunks, reused through a free list, so records never move and steady-state
-// scheduling never allocates. The pending set is an EventQueue (4-ary heap of 16-byte keys).
-// Cancellation is lazy: the record is marked dead at once and reclaimed when its key reaches the top
-// of the heap, or sooner when dead keys outnumber live ones (then the heap is compacted).
+// pool of fixed-size chunks, reused last-in first-out through a free list, so records never move
+// (a running handler may schedule without invalidating itself) and steady-state scheduling does not
+// allocate. The pending set is an EventQueue of 16-byte keys (time, seq, slot); see event_queue.hpp.
+// Records are prefetched when their keys enter the queue's near tier, tens of events before they run.
+// Cancellation is lazy: the record is marked dead at once and reclaimed when its key reaches the
+// front, or sooner when dead keys outnumber live ones (then the queue is compacted).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -52,7 +54,8 @@ class Engine {
 
   // Contract: runs handler() at time `at` (>= now(), else InternalError: a caller bug), after every
   // event already scheduled for `at`. Cost: O(log pending); no allocation in steady state.
-  // The handler is stored inline (see InlineHandler: <= 48 bytes of captures, checked at compile time).
+  // The handler (any void() callable, or an InlineHandler moved in) is stored inline: at most 48
+  // bytes of captures, checked at compile time (see InlineHandler).
   template <class F>
   EventId schedule(Time at, F&& handler) {
     if (at.picoseconds() < now_) throw_in_past(at);
@@ -60,7 +63,8 @@ class Engine {
     EventRecord& rec = record(slot);
     try {
       if constexpr (std::is_same_v<std::decay_t<F>, InlineHandler>) {
-        rec.handler = std::move(handler);  // a handler handed on (e.g. a completion callback)
+        static_assert(!std::is_lvalue_reference_v<F>, "pass an InlineHandler by std::move");
+        rec.handler = std::move(handler);
       } else {
         rec.handler.emplace(std::forward<F>(handler));
       }
@@ -112,7 +116,7 @@ class Engine {
   };
   static constexpr std::uint32_t kChunkBits = 12;  // 4096 records (256 KiB) per chunk
   static constexpr std::uint32_t kChunkSize = std::uint32_t{1} << kChunkBits;
-  // Dead keys tolerated in the heap beyond the number of live ones before a compaction.
+  // Dead keys tolerated in the queue beyond the number of live ones before a compaction.
   static constexpr std::size_t kCompactionSlack = 1024;
 
   EventRecord& record(std::uint32_t slot) {

@@ -51,7 +51,8 @@ class InlineHandler {
     static_assert(sizeof(Fn) <= kInlineHandlerBytes,
                   "event handler captures more than kInlineHandlerBytes (48) bytes: capture a pointer "
                   "or an index to state owned elsewhere instead");
-    static_assert(alignof(Fn) <= kInlineHandlerAlign, "event handler captures need more than 8-byte alignment");
+    static_assert(alignof(Fn) <= kInlineHandlerAlign,
+                  "event handler captures need more than 8-byte alignment");
     static_assert(std::is_nothrow_move_constructible_v<Fn>, "event handler must be nothrow-movable");
     reset();
     ::new (static_cast<void*>(storage_)) Fn(std::forward<F>(f));
