@@ -45,13 +45,14 @@ void Network::finish(std::uint32_t slot) {
 }
 
 void Network::start(const Collective& c, sim::InlineHandler done) {
-  Schedule s = schedule(c);
   if (model_ == NetworkModel::Analytic) {
-    const sim::Time t = analytic_.estimate(s);
-    account(s);
-    engine_->schedule_in(t, std::move(done));
+    const AnalyticResult* r = analytic_cache_.find(c);
+    if (r == nullptr) r = &analytic_cache_.insert(c, analytic_result(schedule(c)));
+    for (const auto& [link, bytes] : r->link_bytes) analytic_bytes_[static_cast<std::size_t>(link)] += bytes;
+    engine_->schedule_in(r->time, std::move(done));
     return;
   }
+  Schedule s = schedule(c);
   const std::uint32_t slot = acquire(std::move(done));
   pending_[slot].run = std::make_unique<CollectiveRun>(std::move(s), router_, solver_);
   pending_[slot].run->start(engine_->now(), this, slot);
@@ -103,15 +104,22 @@ void Network::on_wake() {
   wake();
 }
 
-void Network::account(const Schedule& s) {
+AnalyticResult Network::analytic_result(const Schedule& s) {
+  std::vector<double> per_link(static_cast<std::size_t>(topo_.link_count()), 0.0);
   const auto& dm = topo_.devices();
   for (const Phase& p : s.phases) {
     for (const Transfer& t : p.transfers) {
       for (LinkId l : router_.links(router_.route(dm.chip_of(t.src), dm.chip_of(t.dst)))) {
-        analytic_bytes_[static_cast<std::size_t>(l)] += t.bytes * p.repeats;
+        per_link[static_cast<std::size_t>(l)] += t.bytes * p.repeats;
       }
     }
   }
+  AnalyticResult r;
+  r.time = analytic_.estimate(s);
+  for (LinkId l = 0; l < topo_.link_count(); ++l) {
+    if (per_link[static_cast<std::size_t>(l)] > 0) r.link_bytes.emplace_back(l, per_link[static_cast<std::size_t>(l)]);
+  }
+  return r;
 }
 
 std::vector<LinkUsage> Network::link_usage() const {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "trnsim/net/analytic_cache.hpp"
 #include "trnsim/net/analytic_model.hpp"
 #include "trnsim/net/collective.hpp"
 #include "trnsim/net/collective_run.hpp"
@@ -67,7 +68,7 @@ class Network final : private CollectiveListener, private FlowListener {
   void finish(std::uint32_t slot);  // from an engine event: frees the slot, runs its handler
   void on_collective_done(std::uint64_t id, sim::Time now) override;
   void on_flow_done(std::uint64_t tag, sim::Time now) override;
-  void account(const Schedule& s);  // analytic link statistics
+  AnalyticResult analytic_result(const Schedule& s);  // time and per-link bytes, for the cache
   void wake();
   void on_wake();
 
@@ -76,6 +77,7 @@ class Network final : private CollectiveListener, private FlowListener {
   Topology topo_;
   Router router_;
   AnalyticModel analytic_;
+  AnalyticCache analytic_cache_;  // analytic mode: one schedule per distinct collective
   FlowSolver solver_;
   std::vector<Pending> pending_;
   std::vector<std::uint32_t> free_;
