@@ -39,7 +39,7 @@ workload::TrainingSpec parse_training(ObjectReader r) {
   workload::TrainingSpec t;
   t.seq_len = r.integer("seq_len", 1);
   t.global_batch = r.integer("global_batch", 1);
-  t.micro_batch = r.optional_integer("micro_batch", 1);
+  t.micro_batch = r.optional_integer("micro_batch", 1, 1 << 20);
   t.precision = static_cast<workload::Precision>(
       r.optional_choice("dtype", names_of<workload::Precision>()).value_or(
           static_cast<std::size_t>(workload::Precision::Bf16)));
@@ -55,9 +55,11 @@ workload::TrainingSpec parse_training(ObjectReader r) {
 workload::ParallelismSpec parse_parallelism(ObjectReader r) {
   r.documentation();
   workload::ParallelismSpec p;
-  p.tp = r.integer_or("tp", 1, 1);
-  p.pp = r.integer_or("pp", 1, 1);
-  p.dp = r.integer("dp", 1);
+  // Parallel degrees up to 2^20 each, so that their products stay far inside int64.
+  constexpr std::int64_t kMaxDegree = 1 << 20;
+  p.tp = r.integer_or("tp", 1, 1, kMaxDegree);
+  p.pp = r.integer_or("pp", 1, 1, kMaxDegree);
+  p.dp = r.integer("dp", 1, kMaxDegree);
   p.sequence_parallel = r.optional_boolean("sequence_parallel");
   if (const auto zero = r.optional_integer("zero", 0)) {
     if (*zero > 1) r.fail_at("zero", fmt::format("expected 0 or 1 (ZeRO-1), found {}", *zero));
@@ -65,7 +67,7 @@ workload::ParallelismSpec parse_parallelism(ObjectReader r) {
   }
   if (const auto s = r.optional_choice("schedule", names_of<workload::PipelineSchedule>()))
     p.schedule = static_cast<workload::PipelineSchedule>(*s);
-  p.virtual_stages = r.optional_integer("virtual_stages", 1);
+  p.virtual_stages = r.optional_integer("virtual_stages", 1, kMaxDegree);
   if (const auto rc = r.optional_choice("recompute", names_of<workload::Recompute>()))
     p.recompute = static_cast<workload::Recompute>(*rc);
   p.rank_order = r.string_or("rank_order", p.rank_order);

@@ -58,7 +58,7 @@ hw::ChipSpec parse_chip(ObjectReader r) {
   hw::ChipSpec c;
   c.name = r.string("name");
   c.family = static_cast<hw::Family>(r.choice("family", names_of<hw::Family>()));
-  c.physical_cores = static_cast<int>(r.integer("physical_cores", 1));
+  c.physical_cores = static_cast<int>(r.integer("physical_cores", 1, 1024));
   c.logical_core_size = static_cast<int>(r.integer_or("logical_core_size", 1, 1));
   if (c.physical_cores % c.logical_core_size != 0)
     r.fail_at("logical_core_size", fmt::format("{} does not divide physical_cores ({})",
@@ -107,7 +107,7 @@ hw::InstanceSpec read_instance_fields(ObjectReader& r) {
   r.documentation();
   hw::InstanceSpec inst;
   inst.source = r.source();
-  inst.chips = static_cast<int>(r.integer("chips", 1));
+  inst.chips = static_cast<int>(r.integer("chips", 1, 1024));
   inst.chip = parse_chip(r.object("chip"));
   inst.topology = static_cast<hw::IntraTopology>(r.choice("topology", names_of<hw::IntraTopology>()));
   switch (inst.topology) {

@@ -97,27 +97,30 @@ const json* ObjectReader::raw(std::string_view key) {
   return find(key);
 }
 
-std::int64_t ObjectReader::integer(std::string_view key, std::int64_t min) {
-  const std::string expected = fmt::format("an integer >= {}", min);
+std::int64_t ObjectReader::integer(std::string_view key, std::int64_t min, std::int64_t max) {
+  const std::string expected =
+      max == kMaxCount ? fmt::format("an integer >= {}", min) : fmt::format("an integer in [{}, {}]", min, max);
   const json& v = require(key, expected);
   if (!v.is_number_integer()) fail_at(key, fmt::format("expected {}, found {}", expected, describe(v)));
   // Large unsigned values would wrap; nothing trnsim reads needs more than int64.
   if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t{INT64_MAX})
     fail_at(key, fmt::format("expected {}, found {}", expected, describe(v)));
   const auto n = v.get<std::int64_t>();
-  if (n < min) fail_at(key, fmt::format("expected {}, found {}", expected, n));
+  if (n < min || n > max) fail_at(key, fmt::format("expected {}, found {}", expected, n));
   return n;
 }
 
-std::int64_t ObjectReader::integer_or(std::string_view key, std::int64_t fallback, std::int64_t min) {
+std::int64_t ObjectReader::integer_or(std::string_view key, std::int64_t fallback, std::int64_t min,
+                                      std::int64_t max) {
   mark(key);
-  return present(key) ? integer(key, min) : fallback;
+  return present(key) ? integer(key, min, max) : fallback;
 }
 
-std::optional<std::int64_t> ObjectReader::optional_integer(std::string_view key, std::int64_t min) {
+std::optional<std::int64_t> ObjectReader::optional_integer(std::string_view key, std::int64_t min,
+                                                         std::int64_t max) {
   mark(key);
   if (!has(key)) return std::nullopt;
-  return integer(key, min);
+  return integer(key, min, max);
 }
 
 double ObjectReader::number(std::string_view key, double min, double max) {

@@ -35,10 +35,15 @@ class ObjectReader {
   bool present(std::string_view key) const;             // present, possibly null
   [[noreturn]] void fail_at(std::string_view key, const std::string& what) const;
 
-  // Integers: whole JSON numbers >= `min`. Required ones fail when absent or null.
-  std::int64_t integer(std::string_view key, std::int64_t min);
-  std::int64_t integer_or(std::string_view key, std::int64_t fallback, std::int64_t min);
-  std::optional<std::int64_t> optional_integer(std::string_view key, std::int64_t min);
+  // Integers: whole JSON numbers in [min, max]. Required ones fail when absent or null. The
+  // default max keeps every count within int (spec fields are int) and products of a few
+  // counts within int64.
+  static constexpr std::int64_t kMaxCount = 2147483647;
+  std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max = kMaxCount);
+  std::int64_t integer_or(std::string_view key, std::int64_t fallback, std::int64_t min,
+                          std::int64_t max = kMaxCount);
+  std::optional<std::int64_t> optional_integer(std::string_view key, std::int64_t min,
+                                               std::int64_t max = kMaxCount);
 
   // Numbers: any JSON number in [min, max].
   double number(std::string_view key, double min, double max);

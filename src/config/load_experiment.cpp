@@ -10,6 +10,9 @@ namespace trnsim::config {
 namespace detail {
 namespace {
 
+// Bounds that keep ClusterSpec::chips() (an int) from overflowing: 2^20 instances of <= 1024 chips.
+constexpr std::int64_t kMaxInstances = 1 << 20;
+
 hw::ClusterSpec parse_cluster(ObjectReader r) {
   hw::ClusterSpec cluster;
   const std::string name = r.string("instance");
@@ -25,10 +28,10 @@ hw::ClusterSpec parse_cluster(ObjectReader r) {
                         : "missing required field (expected count, the number of instances, or devices, "
                           "the number of ranks)");
   if (has_count) {
-    cluster.instances = static_cast<int>(r.integer("count", 1));
+    cluster.instances = static_cast<int>(r.integer("count", 1, kMaxInstances));
   } else {
     // devices = ranks: GPUs, or logical NeuronCores (trn1 32 per instance, trn2 LNC=2 64).
-    const std::int64_t devices = r.integer("devices", 1);
+    const std::int64_t devices = r.integer("devices", 1, kMaxInstances * inst.ranks());
     if (devices % inst.ranks() != 0)
       r.fail_at("devices", fmt::format("{} is not a whole number of {} instances ({} ranks each)", devices,
                                        name, inst.ranks()));

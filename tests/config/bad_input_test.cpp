@@ -37,10 +37,10 @@ TEST_CASE("config: an unknown key in a partial override of the hardware preset i
 TEST_CASE("config: a value of the wrong type names expected and found") {
   auto doc = small_experiment();
   doc["parallelism"]["tp"] = "eight";
-  CHECK(error_for(doc) == kFile + ": /parallelism/tp: expected an integer >= 1, found \"eight\"");
+  CHECK(error_for(doc) == kFile + ": /parallelism/tp: expected an integer in [1, 1048576], found \"eight\"");
   doc = small_experiment();
   doc["parallelism"]["tp"] = 8.5;
-  CHECK(error_for(doc) == kFile + ": /parallelism/tp: expected an integer >= 1, found 8.5");
+  CHECK(error_for(doc) == kFile + ": /parallelism/tp: expected an integer in [1, 1048576], found 8.5");
   doc = small_experiment();
   doc["training"]["dtype"] = "bf17";
   CHECK(error_for(doc) == kFile + ": /training/dtype: expected one of fp32, tf32, bf16, bf16-sr, fp16, fp8, found \"bf17\"");
@@ -65,6 +65,9 @@ TEST_CASE("config: out-of-range values are rejected") {
   doc = small_experiment();
   doc["parallelism"]["zero"] = 2;
   CHECK(error_for(doc) == kFile + ": /parallelism/zero: expected 0 or 1 (ZeRO-1), found 2");
+  doc = small_experiment();
+  doc["cluster"]["count"] = 10000000;  // beyond 2^20 instances, where ClusterSpec::chips() would overflow
+  CHECK(error_for(doc) == kFile + ": /cluster/count: expected an integer in [1, 1048576], found 10000000");
   doc = small_experiment();
   doc["cluster"]["calibration"] = {{"matmul_efficiency", 1.2}};
   CHECK(error_for(doc) == kFile + ": /cluster/calibration/matmul_efficiency: expected a number in [0.001, 1], found 1.2");
@@ -141,7 +144,7 @@ TEST_CASE("config: an override path that does not exist is named") {
 
 TEST_CASE("config: a bad override value goes through the same validation, naming the override") {
   CHECK(error_for(small_experiment(), {"parallelism.tp=eight"}) ==
-        kFile + " (with --set parallelism.tp=eight): /parallelism/tp: expected an integer >= 1, found \"eight\"");
+        kFile + " (with --set parallelism.tp=eight): /parallelism/tp: expected an integer in [1, 1048576], found \"eight\"");
   CHECK(error_for(small_experiment(), {"parallelism.tp=12"}) ==
         kFile + " (with --set parallelism.tp=12): /parallelism/tp: 12 does not divide heads (32)");
 }
