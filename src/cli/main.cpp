@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
 
   trnsim::cli::Action action;
   // Subcommands register here, in --help order, once they work.
+  trnsim::cli::add_collective_command(app, action);
+  trnsim::cli::add_topology_command(app, action);
 
   try {
     app.parse(argc, argv);
