@@ -1,0 +1,127 @@
+// `trnsim collective`: predicts what the Neuron collective benchmark (nccl-tests style) would
+// print: size(B) count(elems) type time(us) algbw(GB/s) busbw(GB/s), GB/s meaning GiB/s there,
+// algbw = size / time, busbw = algbw x the nccl-tests factor; then the average bus bandwidth.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "command.hpp"
+#include "trnsim/config/presets.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/net/network.hpp"
+
+namespace trnsim::cli {
+
+namespace {
+struct CollectiveOptions {
+  std::string instance, op = "all-reduce", min = "1KiB", max = "1GiB", dtype = "fp32", algorithm = "auto",
+                        network = "analytic";
+  int nodes = 0;  // 0: one UltraServer's instances (1 for plain instances)
+  int ranks = 0;
+  double factor = 2;
+};
+
+// "1024", "1K", "1KiB", "4MiB", "1G": binary multiples, as nccl-tests reads -b/-e.
+double parse_size(const std::string& s, const char* flag) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    throw InputError(fmt::format("{} {}: expected a size such as 1024, 64KiB, 1GiB", flag, s));
+  }
+  std::string unit = s.substr(used);
+  if (unit.size() == 3 && unit.substr(1) == "iB") unit = unit.substr(0, 1);
+  if (unit == "B") unit.clear();
+  double scale = 1;
+  if (unit == "K" || unit == "k") scale = 1024.0;
+  else if (unit == "M") scale = 1024.0 * 1024;
+  else if (unit == "G") scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty()) throw InputError(fmt::format("{} {}: unknown unit '{}' (B, KiB, MiB, GiB)", flag, s, unit));
+  if (!(v > 0)) throw InputError(fmt::format("{} {}: expected a positive size", flag, s));
+  return std::round(v * scale);
+}
+
+int dtype_bytes(const std::string& t) {
+  if (t == "fp32" || t == "float" || t == "int32") return 4;
+  if (t == "bf16" || t == "fp16" || t == "half") return 2;
+  if (t == "fp8" || t == "int8" || t == "uint8") return 1;
+  if (t == "fp64" || t == "double") return 8;
+  throw InputError(fmt::format("--dtype {}: expected fp32, bf16, fp16, fp8 or fp64", t));
+}
+
+int run_collective(const CollectiveOptions& o) {
+  const net::CollectiveOp op = net::parse_op(o.op);
+  const net::Algorithm algorithm = net::parse_algorithm(o.algorithm);
+  if (o.network != "analytic" && o.network != "flow") {
+    throw InputError(fmt::format("--network {}: expected analytic or flow", o.network));
+  }
+  const auto model = o.network == "flow" ? net::NetworkModel::Flow : net::NetworkModel::Analytic;
+  const double min = parse_size(o.min, "-b"), max = parse_size(o.max, "-e");
+  if (max < min) throw InputError(fmt::format("-e {} is below -b {}", o.max, o.min));
+  if (!(o.factor > 1)) throw InputError(fmt::format("-f {}: expected a factor above 1", o.factor));
+  const int elem = dtype_bytes(o.dtype);
+  const int nodes = o.nodes > 0 ? o.nodes : std::max(1, config::load_instance(o.instance).ultraserver_instances);
+  const hw::ClusterSpec cluster = config::load_cluster(o.instance, nodes);
+  const hw::DeviceMap devices(cluster);
+  const int ranks = o.ranks > 0 ? o.ranks : devices.ranks();
+  if (ranks > devices.ranks()) {
+    throw InputError(fmt::format("--ranks {}: {} x {} has {} ranks", ranks, nodes, o.instance, devices.ranks()));
+  }
+  if (op == net::CollectiveOp::SendRecv && ranks != 2) {
+    throw InputError("send-recv measures one pair: give --ranks 2");
+  }
+  net::Collective c{op, std::vector<int>(static_cast<std::size_t>(ranks)), 0, algorithm};
+  std::iota(c.ranks.begin(), c.ranks.end(), 0);
+  fmt::print("# trnsim collective: {} on {} x {}, {} ranks, dtype {}, algorithm {}, network {}\n", o.op, nodes,
+             o.instance, ranks, o.dtype, o.algorithm, o.network);
+  fmt::print("# GB/s columns are GiB/s (2^30 bytes per second), as in the Neuron collective benchmark\n");
+  fmt::print("#{:>14} {:>14} {:>6} {:>12} {:>12} {:>12}  {}\n", "size(B)", "count(elems)", "type", "time(us)",
+             "algbw(GB/s)", "busbw(GB/s)", "algorithm");
+  const double gib = 1024.0 * 1024 * 1024;
+  double busbw_sum = 0;
+  int rows = 0;
+  for (double size = min; size <= max; size = std::round(size * o.factor)) {
+    c.bytes = size;
+    sim::Engine engine;
+    net::Network network(cluster, model, engine);
+    const net::Algorithm used = network.choose(c);
+    sim::Time done;
+    network.start(c, [&] { done = engine.now(); });
+    engine.run();
+    const double t = done.to_seconds();
+    const double algbw = size / t / gib;
+    const double busbw = algbw * net::bus_bandwidth_factor(op, ranks);
+    fmt::print(" {:>14.0f} {:>14.0f} {:>6} {:>12.1f} {:>12.2f} {:>12.2f}  {}\n", size, std::floor(size / elem), o.dtype,
+               t * 1e6, algbw, busbw, net::to_string(used));
+    busbw_sum += busbw;
+    ++rows;
+  }
+  fmt::print("# Avg bus bandwidth    : {:.4f}\n", rows > 0 ? busbw_sum / rows : 0.0);
+  return 0;
+}
+}  // namespace
+
+void add_collective_command(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<CollectiveOptions>();
+  CLI::App* sub = app.add_subcommand("collective", "Predict the Neuron collective benchmark's table for one operation");
+  sub->add_option("--instance", opts->instance, "Instance preset (trnsim presets lists them)")->required();
+  sub->add_option("--nodes", opts->nodes, "Instances (default: one instance, or one UltraServer)")->check(CLI::PositiveNumber);
+  sub->add_option("--ranks", opts->ranks, "Ranks (default: every NeuronCore, logical cores on trn2/trn3; GPUs)");
+  sub->add_option("op", opts->op, "all-reduce, reduce-scatter, all-gather, all-to-all, broadcast, send-recv")
+      ->required();
+  sub->add_option("-b,--minbytes", opts->min, "Smallest size (default 1KiB)");
+  sub->add_option("-e,--maxbytes", opts->max, "Largest size (default 1GiB)");
+  sub->add_option("-f,--stepfactor", opts->factor, "Size multiplier between rows (default 2)");
+  sub->add_option("--dtype", opts->dtype, "Element type for count(elems): fp32, bf16, fp16, fp8");
+  sub->add_option("--algorithm", opts->algorithm,
+                  "auto, ring, bidirectional-ring, hierarchical, torus-2d, halving-doubling, direct");
+  sub->add_option("--network", opts->network, "analytic or flow");
+  sub->callback([opts, &action] { action = [opts] { return run_collective(*opts); }; });
+}
+
+}  // namespace trnsim::cli

@@ -1,0 +1,66 @@
+// `trnsim topology`: a summary of a cluster's interconnect (vertices, links by kind, bisection
+// bandwidth) and, with --dot, its Graphviz drawing.
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "command.hpp"
+#include "trnsim/config/presets.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/net/bisection.hpp"
+#include "trnsim/net/topology.hpp"
+
+namespace trnsim::cli {
+
+namespace {
+struct TopologyOptions {
+  std::string instance, dot;
+  int nodes = 0;  // 0: one UltraServer's instances (1 for plain instances)
+};
+
+int run_topology(const TopologyOptions& o) {
+  const int nodes = o.nodes > 0 ? o.nodes : std::max(1, config::load_instance(o.instance).ultraserver_instances);
+  const net::Topology t(config::load_cluster(o.instance, nodes));
+  fmt::print("{} x {}: {} ranks on {} chips\n", nodes, o.instance, t.devices().ranks(), t.devices().chips());
+  std::map<std::string, int> vertices;
+  for (net::VertexId v = 0; v < t.vertex_count(); ++v) ++vertices[std::string(net::to_string(t.vertex(v).kind))];
+  fmt::print("vertices: {}\n", t.vertex_count());
+  for (const auto& [kind, n] : vertices) fmt::print("  {:<16} {:>8}\n", kind, n);
+  std::array<int, net::kLinkKinds> count{};
+  std::array<double, net::kLinkKinds> bw{};
+  for (const auto& l : t.links()) {
+    ++count[static_cast<std::size_t>(l.kind)];
+    bw[static_cast<std::size_t>(l.kind)] = l.bandwidth;
+  }
+  fmt::print("links (directed): {}\n", t.link_count());
+  fmt::print("  {:<16} {:>8} {:>14}\n", "kind", "count", "GB/s each");
+  for (std::size_t k = 0; k < count.size(); ++k) {
+    if (count[k] == 0) continue;
+    fmt::print("  {:<16} {:>8} {:>14.1f}\n", net::to_string(static_cast<net::LinkKind>(k)), count[k], bw[k] / 1e9);
+  }
+  fmt::print("bisection bandwidth (first half of the chips to the second, one direction): {:.1f} GB/s\n",
+             net::bisection_bandwidth(t) / 1e9);
+  if (!o.dot.empty()) {
+    std::ofstream os(o.dot);
+    if (!os) throw InputError(fmt::format("--dot {}: cannot write the file", o.dot));
+    t.write_dot(os);
+    fmt::print("wrote {}\n", o.dot);
+  }
+  return 0;
+}
+}  // namespace
+
+void add_topology_command(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<TopologyOptions>();
+  CLI::App* sub = app.add_subcommand("topology", "Summarise a cluster's interconnect, optionally as Graphviz DOT");
+  sub->add_option("--instance", opts->instance, "Instance preset")->required();
+  sub->add_option("--nodes", opts->nodes, "Instances (default: one instance, or one UltraServer)")->check(CLI::PositiveNumber);
+  sub->add_option("--dot", opts->dot, "Write the graph as Graphviz DOT to this file");
+  sub->callback([opts, &action] { action = [opts] { return run_topology(*opts); }; });
+}
+
+}  // namespace trnsim::cli
