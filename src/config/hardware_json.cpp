@@ -41,6 +41,7 @@ json chip_json(const hw::ChipSpec& c) {
               {"hbm_GiB", c.hbm_bytes / kGiB},
               {"hbm_bandwidth_GBps", c.hbm_bandwidth / kGB},
               {"dma_bandwidth_GBps", c.dma_bandwidth / kGB},
+              {"core_link_GBps", c.core_link_bandwidth / kGB},
               {"collective_cores", c.collective_cores},
               {"neuronlink_ports", c.neuronlink_ports}};
 }

@@ -70,6 +70,7 @@ hw::ChipSpec parse_chip(ObjectReader r) {
   c.hbm_bytes = r.number("hbm_GiB", 1e-3, kInf) * kGiB;
   c.hbm_bandwidth = r.number("hbm_bandwidth_GBps", 1e-3, kInf) * kGB;
   c.dma_bandwidth = r.number_or("dma_bandwidth_GBps", 0, 0, kInf) * kGB;  // 0 = not published
+  c.core_link_bandwidth = r.number_or("core_link_GBps", 0, 0, kInf) * kGB;  // 0 = derived
   c.collective_cores = static_cast<int>(r.integer_or("collective_cores", 0, 0));
   c.neuronlink_ports = static_cast<int>(r.integer_or("neuronlink_ports", 0, 0));
   r.finish();

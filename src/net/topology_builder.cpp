@@ -23,11 +23,14 @@ void TopologyBuilder::build(Topology& t) {
 }
 
 // Chips are vertices [0, chips) and their chip-local links are links [0, chips): the cores of a
-// chip exchange data through its DMA engines (dma_bandwidth; when not published, a copy reads and
-// writes HBM, so half the HBM bandwidth).
+// chip exchange data at the chip's core-to-core throughput (core_link_bandwidth, calibrated where a
+// measurement exists), else through its DMA engines (dma_bandwidth), else by a copy that reads and
+// writes HBM (half the HBM bandwidth).
 void TopologyBuilder::chips(Topology& t) {
   const hw::ChipSpec& chip = t.cluster_.instance.chip;
-  const double local = chip.dma_bandwidth > 0 ? chip.dma_bandwidth : chip.hbm_bandwidth / 2;
+  const double local = chip.core_link_bandwidth > 0 ? chip.core_link_bandwidth
+                       : chip.dma_bandwidth > 0   ? chip.dma_bandwidth
+                                                  : chip.hbm_bandwidth / 2;
   const int n = t.devices_.chips();
   for (int c = 0; c < n; ++c) t.add_vertex(VertexKind::Chip, c);
   for (int c = 0; c < n; ++c) {

@@ -64,6 +64,9 @@ struct ChipSpec {
   double hbm_bytes = 0;
   double hbm_bandwidth = 0;         // bytes/s
   double dma_bandwidth = 0;         // bytes/s (0 = not published)
+  // Throughput of the link the cores of one chip share for core-to-core transfers (both directions
+  // together), bytes/s; 0 = not known: the DMA bandwidth, else half the HBM bandwidth.
+  double core_link_bandwidth = 0;
   int collective_cores = 0;
   int neuronlink_ports = 0;
   int logical_cores() const { return physical_cores / logical_core_size; }
