@@ -102,3 +102,24 @@ TEST_CASE("memory: over capacity is a finding with the breakdown, not an error")
   CHECK_THAT(f[0], Catch::StartsWith("out of memory: stage 0 needs") && Catch::Contains("optimizer"));
   CHECK(memory_findings(est, est.stages[0].total()).empty());
 }
+
+TEST_CASE("memory: an uneven split gives each stage its own layers' parameters and activations") {
+  // 10 layers on pp = 4: stages hold 2, 3, 3, 2 layers (plan.hpp's rule). 1F1B: stage p holds
+  // pp - p = 4, 3, 2, 1 micro-batches in flight.
+  const ModelSpec m = gpt(10, 1024, 16, 32000);
+  const TrainingSpec t = training(1024, 8, 1);
+  const auto est = estimate_memory(m, t, parallelism(1, 4, 1, false, Recompute::Selective));
+  REQUIRE(est.stages.size() == 4);
+  const double h = 1024;
+  const double layer = 12 * h * h + 13 * h;  // GPT layer with biases, tp = 1
+  CHECK(est.stages[1].parameters == Approx(3 * layer));
+  CHECK(est.stages[2].parameters == Approx(3 * layer));
+  // First: 2 layers + embedding (V h tokens + s h positions); last: 2 layers + final norm + own head copy.
+  CHECK(est.stages[0].parameters == Approx(2 * layer + 32000 * h + 1024 * h));
+  CHECK(est.stages[3].parameters == Approx(2 * layer + 2 * h + 32000 * h));
+  // Activations in layer-units: 4 x 2, 3 x 3, 2 x 3, 1 x 2.
+  const double unit = est.stages[0].activations / 8;
+  CHECK(est.stages[1].activations == Approx(9 * unit));
+  CHECK(est.stages[2].activations == Approx(6 * unit));
+  CHECK(est.stages[3].activations == Approx(2 * unit));
+}
