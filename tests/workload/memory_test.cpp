@@ -123,3 +123,20 @@ TEST_CASE("memory: an uneven split gives each stage its own layers' parameters a
   CHECK(est.stages[2].activations == Approx(6 * unit));
   CHECK(est.stages[3].activations == Approx(2 * unit));
 }
+
+TEST_CASE("memory: interleaved stages weigh each chunk in flight by its own layers") {
+  // 6 layers, pp 2, v 2: chunks of 1, 2, 2, 1 layers; stage 0 holds chunks 0 and 2 (1 and 2
+  // layers), stage 1 chunks 1 and 3 (2 and 1). With m = 2 micro-batches:
+  // - stage 0 warms up min(2 (pp - 1) + (v - 1) pp, m v) = 4 = all units: forwards of chunk 0
+  //   (mb 0, 1) and chunk 1 (mb 0, 1) are all in flight: 1 + 1 + 2 + 2 = 6 layer-units.
+  // - stage 1 warms up 2: F(c0) F(c0) = 2 + 2, then F(c1) +1 = 5, B(c1) -1, F(c1) +1 = 5, ...: peak 5
+  //   (3 units in flight, not 3 x 2 = 6).
+  const ModelSpec m = gpt(6, 1024, 16, 32000);
+  const TrainingSpec t = training(1024, 2, 1);
+  const auto p = parallelism(1, 2, 1, false, Recompute::Selective, PipelineSchedule::Interleaved, 2);
+  const auto est = estimate_memory(m, t, p);
+  const double layer = layer_activation_bytes(m, make_plan(m, t, p, 0), t, Recompute::Selective);
+  CHECK(est.stages[0].activations == Approx(6 * layer));
+  CHECK(est.stages[1].units_in_flight == 3);
+  CHECK(est.stages[1].activations == Approx(5 * layer));
+}
