@@ -34,10 +34,12 @@ void validate(const Experiment& ex, const std::string& file) {
     fail(file, "/parallelism/pp", fmt::format("{} pipeline stages exceed layers ({})", p.pp, m.layers));
   if (p.virtual_stages) {
     const std::int64_t chunks = p.pp * *p.virtual_stages;
-    if (m.layers % chunks != 0)
+    // Chunks may differ by one layer (workload/plan.hpp's split rule) but none may be empty.
+    if (chunks > m.layers)
       fail(file, "/parallelism/virtual_stages",
-           fmt::format("layers ({}) do not split into pp x virtual_stages = {} x {} = {} equal chunks", m.layers,
-                       p.pp, *p.virtual_stages, chunks));
+           fmt::format("pp x virtual_stages = {} x {} = {} model chunks exceed layers ({}): every chunk needs a "
+                       "layer",
+                       p.pp, *p.virtual_stages, chunks, m.layers));
     if (*p.virtual_stages > 1 && p.schedule && *p.schedule != workload::PipelineSchedule::Interleaved)
       fail(file, "/parallelism/schedule",
            fmt::format("virtual_stages {} needs schedule \"1f1b-interleaved\"", *p.virtual_stages));

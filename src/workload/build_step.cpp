@@ -76,13 +76,13 @@ class Builder {
 
   void build_programs() {
     const StepContext c = context();
-    const I64 per_chunk = plan_.layers_per_chunk(model_.layers);
     WorkTable table(graph_.works);
     programs_.resize(idx(virtual_count_));
     for (I64 vs = 0; vs < virtual_count_; ++vs) {
       Steps fwd, bwd;
       std::vector<GradientMark> marks;
-      const I64 first_layer = vs * per_chunk;
+      const I64 first_layer = plan_.chunk_first_layer(model_.layers, vs);
+      const I64 per_chunk = plan_.chunk_layers(model_.layers, vs);  // uneven split: plan.hpp
       if (vs == 0) embedding_forward(c, fwd);
       for (I64 l = first_layer; l < first_layer + per_chunk; ++l) layer_forward(c, i32(l), Category::Forward, fwd);
       if (vs == virtual_count_ - 1) {

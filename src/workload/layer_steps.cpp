@@ -200,9 +200,20 @@ Kernel activation(const StepContext& c, bool backward) {
 
 std::int64_t fc1_width(const LayerDims& d) { return d.swiglu ? 2 * d.ffn : d.ffn; }
 
+// A task boundary between layers (and between a layer and the embedding or head): without it,
+// where no TP collective stands at the boundary (tp = 1, or TP without SP), a layer's last kernels
+// would share a task with the next layer's first, so its gradient would count as ready only after
+// part of the next layer's backward, and the task's layer would be the later one.
+void layer_boundary(Steps& out) {
+  Step s;
+  s.kind = Step::Kind::Cut;
+  out.push_back(std::move(s));
+}
+
 }  // namespace
 
 void layer_forward(const StepContext& c, std::int32_t layer, Category category, Steps& out) {
+  layer_boundary(out);
   Emitter em(c, layer, category, out);
   const auto& d = c.d;
   const std::int64_t t = c.tokens();
@@ -226,6 +237,7 @@ void layer_forward(const StepContext& c, std::int32_t layer, Category category, 
 }
 
 void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
+  layer_boundary(out);
   if (c.recompute == Recompute::Full) layer_forward(c, layer, Category::Recompute, out);
   if (c.recompute == Recompute::Selective) {
     Emitter rec(c, layer, Category::Recompute, out);
@@ -271,6 +283,7 @@ void embedding_forward(const StepContext& c, Steps& out) {
 }
 
 void embedding_backward(const StepContext& c, Steps& out) {
+  layer_boundary(out);
   Emitter em(c, -1, Category::Backward, out);
   const double n = dbl(c.tokens()) * dbl(c.d.hidden);
   const double e = c.act_bytes;
@@ -280,6 +293,7 @@ void embedding_backward(const StepContext& c, Steps& out) {
 }
 
 void head_forward(const StepContext& c, Steps& out) {
+  layer_boundary(out);
   Emitter em(c, -1, Category::Forward, out);
   const auto& d = c.d;
   const std::int64_t t = c.tokens();

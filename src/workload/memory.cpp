@@ -24,7 +24,7 @@ const StageMemory& MemoryEstimate::peak() const {
 
 double stage_parameters(const ModelSpec& model, const Plan& plan, std::int64_t positions, std::int64_t stage) {
   const LayerDims d = layer_dims(model, plan.tp);
-  double p = dbl(model.layers / plan.pp) * layer_parameters(d);
+  double p = dbl(plan.stage_layers(model.layers, stage)) * layer_parameters(d);
   if (stage == 0) p += embedding_parameters(d, positions, model.learned_positions);
   if (stage == plan.pp - 1) {
     p += norm_parameters(d);
@@ -61,7 +61,6 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
   const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
   const double layer_kept = layer_activation_bytes(model, plan, training, Recompute::Selective);
   const double layer_held = layer_activation_bytes(model, plan, training, plan.recompute);
-  const double chunk_layers = dbl(plan.layers_per_chunk(model.layers));
   MemoryEstimate est;
   for (std::int64_t p = 0; p < plan.pp; ++p) {
     StageMemory m;
@@ -73,7 +72,12 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
                   (plan.zero == 1 ? dbl(plan.dp) : 1.0);
     const auto order = stage_schedule(plan.schedule, plan.pp, p, plan.micro_batches, plan.virtual_stages);
     m.units_in_flight = peak_units_in_flight(order);
-    m.activations = dbl(m.units_in_flight) * chunk_layers * layer_held;
+    // Chunks of one stage may differ by a layer (uneven split): weigh each unit by its chunk.
+    std::vector<double> chunk_layers;
+    for (std::int64_t c = 0; c < plan.virtual_stages; ++c) {
+      chunk_layers.push_back(dbl(plan.chunk_layers(model.layers, c * plan.pp + p)));
+    }
+    m.activations = peak_weight_in_flight(order, chunk_layers) * layer_held;
     if (plan.recompute == Recompute::Full) m.activations += layer_kept;
     if (p == 0) {
       std::vector<ScheduleUnit> first;

@@ -55,4 +55,14 @@ std::int64_t peak_units_in_flight(const std::vector<ScheduleUnit>& order) {
   return peak;
 }
 
+double peak_weight_in_flight(const std::vector<ScheduleUnit>& order, const std::vector<double>& chunk_weight) {
+  double live = 0, peak = 0;
+  for (const auto& u : order) {
+    const double w = chunk_weight.at(static_cast<std::size_t>(u.chunk));
+    live += u.forward ? w : -w;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
 }  // namespace trnsim::workload

@@ -1,5 +1,7 @@
 #include "trnsim/workload/plan.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "trnsim/error.hpp"
@@ -33,6 +35,27 @@ void check_model(const ModelSpec& m) {
 }
 
 }  // namespace
+
+std::int64_t Plan::chunk_layers(std::int64_t layers, std::int64_t chunk) const {
+  const std::int64_t c = chunks();
+  const std::int64_t q = layers / c;
+  const std::int64_t r = layers % c;
+  return chunk >= c - 1 - r && chunk < c - 1 ? q + 1 : q;
+}
+
+std::int64_t Plan::chunk_first_layer(std::int64_t layers, std::int64_t chunk) const {
+  const std::int64_t c = chunks();
+  const std::int64_t q = layers / c;
+  const std::int64_t r = layers % c;
+  // Chunks before `chunk` that hold an extra layer: those in [c-1-r, chunk).
+  return chunk * q + std::max<std::int64_t>(0, chunk - (c - 1 - r));
+}
+
+std::int64_t Plan::stage_layers(std::int64_t layers, std::int64_t stage) const {
+  std::int64_t n = 0;
+  for (std::int64_t k = stage; k < chunks(); k += pp) n += chunk_layers(layers, k);
+  return n;
+}
 
 ResolvedPlan resolve_defaults(const TrainingSpec& training, const ParallelismSpec& parallelism) {
   ResolvedPlan r{training, parallelism, {}};
@@ -111,9 +134,10 @@ Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const Paral
     throw InputError(fmt::format("/parallelism/sequence_parallel: tp ({}) does not divide seq_len ({})", p.tp,
                                  training.seq_len));
   }
-  if (model.layers % (p.pp * p.virtual_stages) != 0) {
-    throw InputError(fmt::format("/parallelism/pp: pp x virtual_stages = {} x {} does not divide layers ({})", p.pp,
-                                 p.virtual_stages, model.layers));
+  if (p.chunks() > model.layers) {
+    throw InputError(fmt::format("/parallelism/pp: pp x virtual_stages = {} x {} = {} model chunks exceed layers ({}): "
+                                 "every chunk needs at least one layer",
+                                 p.pp, p.virtual_stages, p.chunks(), model.layers));
   }
   if (training.global_batch % (p.dp * p.micro_batch) != 0) {
     throw InputError(fmt::format("/training/global_batch: {} is not a multiple of dp x micro_batch = {} x {}",

@@ -184,21 +184,23 @@ TEST_CASE("build_step: pipeline stages exchange one activation and one gradient 
   CHECK(sends.size() == 6);
 }
 
-TEST_CASE("build_step: a sequence-parallel layer forward is 4 compute tasks between AG, RS, AG, RS") {
+TEST_CASE("build_step: a sequence-parallel layer forward is 5 compute tasks around AG, RS, AG, RS") {
+  // [norm1] AG [qkv .. attn_out] RS [residual1, norm2] AG [fc1 .. fc2] RS [residual2]: the last
+  // residual is cut from the next layer's norm1 (and from the head's final norm) at the layer boundary.
   const ModelSpec m = gpt(2, 256, 4, 1000);
   const StepGraph g = build_step(m, training(256, 1, 1), parallelism(2, 1, 1, true, Recompute::Selective));
   std::vector<std::string> fwd;
   for (const auto& task : g.tasks) {
     if (task.layer != 1 || task.category == Category::Backward || task.category == Category::Recompute) continue;
     if (task.kind == TaskKind::Compute && task.category != Category::Forward) continue;
-    if (task.kind == TaskKind::Collective && fwd.size() >= 8) break;  // the backward's collectives
+    if (task.kind == TaskKind::Collective && fwd.size() >= 9) break;  // the backward's collectives
     fwd.push_back(task.kind == TaskKind::Compute
                       ? "C"
                       : std::to_string(static_cast<int>(g.collectives[task.index].op)));
   }
   const std::string ag = std::to_string(static_cast<int>(CollectiveOp::AllGather));
   const std::string rs = std::to_string(static_cast<int>(CollectiveOp::ReduceScatter));
-  CHECK(fwd == std::vector<std::string>{"C", ag, "C", rs, "C", ag, "C", rs});
+  CHECK(fwd == std::vector<std::string>{"C", ag, "C", rs, "C", ag, "C", rs, "C"});
 }
 
 TEST_CASE("build_step: DP buckets carry every gradient once; ZeRO-1 reduce-scatters, updates, all-gathers") {
@@ -225,9 +227,10 @@ TEST_CASE("build_step: DP buckets carry every gradient once; ZeRO-1 reduce-scatt
     }
     CHECK(bytes == Approx(2 * params));
     // Each layer holds 12 * 512^2 * 2 bytes = 6.3 MB > 2 MB: one bucket per layer. The head's
-    // final norm (2 KB) joins the last layer's; the embedding gradient (1.3 MB) completes in the
-    // same task as layer 0's norm1 backward and joins its bucket.
-    CHECK(dp.size() == 4);
+    // final norm (2 KB) joins the last layer's; the embedding gradient (1.3 MB: 1000 + 256
+    // positions rows of 512) completes in its own task after layer 0's backward and, being the
+    // last gradient, launches its own bucket.
+    CHECK(dp.size() == 5);
     CHECK(runs_to_completion(g));
   }
   SECTION("ZeRO-1") {
@@ -264,8 +267,33 @@ TEST_CASE("build_step: plans that do not fit are errors naming the field") {
   const ModelSpec m = gpt(6, 256, 4, 1000);
   CHECK_THAT(build_error(m, training(256, 8, 1), parallelism(3, 1, 1, false, Recompute::None)),
              Catch::StartsWith("/parallelism/tp: 3 does not divide heads (4)"));
-  CHECK_THAT(build_error(m, training(256, 8, 1), parallelism(1, 4, 1, false, Recompute::None)),
-             Catch::StartsWith("/parallelism/pp:"));
+  // 7 stages for 6 layers: one stage would hold none (4 stages for 6 layers is a valid uneven split).
+  CHECK_THAT(build_error(m, training(256, 8, 1), parallelism(1, 7, 1, false, Recompute::None)),
+             Catch::StartsWith("/parallelism/pp:") && Catch::Contains("exceed layers (6)"));
+  CHECK(build_error(m, training(256, 8, 1), parallelism(1, 4, 1, false, Recompute::None)).empty());
+  // 2 stages x 4 chunks = 8 chunks for 6 layers.
+  CHECK_THAT(build_error(m, training(256, 8, 1),
+                         parallelism(1, 2, 1, false, Recompute::None, PipelineSchedule::Interleaved, 4)),
+             Catch::StartsWith("/parallelism/pp:") && Catch::Contains("8 model chunks exceed layers (6)"));
+  // Virtual stages need the interleaved schedule.
+  CHECK_THAT(build_error(m, training(256, 8, 1), parallelism(1, 2, 1, false, Recompute::None,
+                                                             PipelineSchedule::OneFOneB, 3)),
+             Catch::StartsWith("/parallelism/virtual_stages:"));
+  // Interleaving over v = 2 chunks needs the micro-batches (6 = 6 / 1) to be a multiple of pp (4).
+  CHECK_THAT(build_error(gpt(8, 256, 4, 1000), training(256, 6, 1),
+                         parallelism(1, 4, 1, false, Recompute::None, PipelineSchedule::Interleaved, 2)),
+             Catch::StartsWith("/training/global_batch:") && Catch::Contains("multiple of pp (4)"));
+  // tp 4 divides the 4 heads, but not an ffn_hidden of 1002.
+  ModelSpec odd_ffn = m;
+  odd_ffn.ffn_hidden = 1002;
+  CHECK_THAT(build_error(odd_ffn, training(256, 8, 1), parallelism(4, 1, 1, false, Recompute::None)),
+             Catch::StartsWith("/parallelism/tp: 4 does not divide ffn_hidden (1002)"));
+  // Sequence parallelism shards the sequence: tp 4 does not divide seq_len 254.
+  CHECK_THAT(build_error(m, training(254, 8, 1), parallelism(4, 1, 1, true, Recompute::None)),
+             Catch::StartsWith("/parallelism/sequence_parallel: tp (4) does not divide seq_len (254)"));
+  // dp x micro_batch must divide the global batch.
+  CHECK_THAT(build_error(m, training(256, 8, 3), parallelism(1, 1, 1, false, Recompute::None)),
+             Catch::StartsWith("/training/global_batch: 8 is not a multiple"));
   auto p = parallelism(1, 1, 1, false, Recompute::None);
   p.recompute.reset();
   CHECK_THAT(build_error(m, training(256, 8, 1), p), Catch::StartsWith("/parallelism/recompute: not resolved"));
@@ -322,4 +350,42 @@ TEST_CASE("build_step: K/V heads are replicated when tp exceeds kv_heads") {
     }
   }
   CHECK(seen);
+}
+
+TEST_CASE("build_step: an uneven split gives the middle stages the extra layers, each layer built once") {
+  // 10 layers on pp = 4: q = 2, r = 2, chunks 1 and 2 (C-1-r <= k < C-1) get 3 layers:
+  // stage 0 {0, 1}, stage 1 {2, 3, 4}, stage 2 {5, 6, 7}, stage 3 {8, 9}.
+  const ModelSpec m = gpt(10, 256, 4, 1000);
+  const StepGraph g = build_step(m, training(256, 4, 1), parallelism(1, 4, 1, false, Recompute::None));
+  std::vector<std::set<std::int32_t>> layers(4);
+  std::map<std::int32_t, int> forward_tasks_per_layer;  // over the 4 micro-batches
+  for (const auto& t : g.tasks) {
+    if (t.kind != TaskKind::Compute || t.layer < 0) continue;
+    layers.at(static_cast<std::size_t>(t.stage)).insert(t.layer);
+    if (t.category == Category::Forward) ++forward_tasks_per_layer[t.layer];
+  }
+  CHECK(layers[0] == std::set<std::int32_t>{0, 1});
+  CHECK(layers[1] == std::set<std::int32_t>{2, 3, 4});
+  CHECK(layers[2] == std::set<std::int32_t>{5, 6, 7});
+  CHECK(layers[3] == std::set<std::int32_t>{8, 9});
+  // Every layer has the same forward tasks per micro-batch, so equal counts over all 10 layers
+  // (with the disjoint stage sets above) mean each layer is built on exactly one stage.
+  REQUIRE(forward_tasks_per_layer.size() == 10);
+  for (const auto& [layer, n] : forward_tasks_per_layer) CHECK(n == forward_tasks_per_layer.begin()->second);
+}
+
+TEST_CASE("build_step: interleaved chunks split unevenly by virtual stage, stages stay balanced") {
+  // 6 layers, pp = 2, v = 2: C = 4 chunks, q = 1, r = 2: chunks 1 and 2 hold 2 layers, 0 and 3 one:
+  // chunk 0 {0}, 1 {1, 2}, 2 {3, 4}, 3 {5}. Stage 0 runs chunks 0 and 2 = {0, 3, 4}; stage 1
+  // chunks 1 and 3 = {1, 2, 5}: 3 layers each.
+  const ModelSpec m = gpt(6, 256, 4, 1000);
+  const StepGraph g =
+      build_step(m, training(256, 4, 1), parallelism(1, 2, 1, false, Recompute::None, PipelineSchedule::Interleaved, 2));
+  std::vector<std::set<std::int32_t>> layers(2);
+  for (const auto& t : g.tasks) {
+    if (t.kind == TaskKind::Compute && t.layer >= 0) layers.at(static_cast<std::size_t>(t.stage)).insert(t.layer);
+  }
+  CHECK(layers[0] == std::set<std::int32_t>{0, 3, 4});
+  CHECK(layers[1] == std::set<std::int32_t>{1, 2, 5});
+  CHECK(runs_to_completion(g));
 }

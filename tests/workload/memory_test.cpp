@@ -102,3 +102,41 @@ TEST_CASE("memory: over capacity is a finding with the breakdown, not an error")
   CHECK_THAT(f[0], Catch::StartsWith("out of memory: stage 0 needs") && Catch::Contains("optimizer"));
   CHECK(memory_findings(est, est.stages[0].total()).empty());
 }
+
+TEST_CASE("memory: an uneven split gives each stage its own layers' parameters and activations") {
+  // 10 layers on pp = 4: stages hold 2, 3, 3, 2 layers (plan.hpp's rule). 1F1B: stage p holds
+  // pp - p = 4, 3, 2, 1 micro-batches in flight.
+  const ModelSpec m = gpt(10, 1024, 16, 32000);
+  const TrainingSpec t = training(1024, 8, 1);
+  const auto est = estimate_memory(m, t, parallelism(1, 4, 1, false, Recompute::Selective));
+  REQUIRE(est.stages.size() == 4);
+  const double h = 1024;
+  const double layer = 12 * h * h + 13 * h;  // GPT layer with biases, tp = 1
+  CHECK(est.stages[1].parameters == Approx(3 * layer));
+  CHECK(est.stages[2].parameters == Approx(3 * layer));
+  // First: 2 layers + embedding (V h tokens + s h positions); last: 2 layers + final norm + own head copy.
+  CHECK(est.stages[0].parameters == Approx(2 * layer + 32000 * h + 1024 * h));
+  CHECK(est.stages[3].parameters == Approx(2 * layer + 2 * h + 32000 * h));
+  // Activations in layer-units: 4 x 2, 3 x 3, 2 x 3, 1 x 2.
+  const double unit = est.stages[0].activations / 8;
+  CHECK(est.stages[1].activations == Approx(9 * unit));
+  CHECK(est.stages[2].activations == Approx(6 * unit));
+  CHECK(est.stages[3].activations == Approx(2 * unit));
+}
+
+TEST_CASE("memory: interleaved stages weigh each chunk in flight by its own layers") {
+  // 6 layers, pp 2, v 2: chunks of 1, 2, 2, 1 layers; stage 0 holds chunks 0 and 2 (1 and 2
+  // layers), stage 1 chunks 1 and 3 (2 and 1). With m = 2 micro-batches:
+  // - stage 0 warms up min(2 (pp - 1) + (v - 1) pp, m v) = 4 = all units: forwards of chunk 0
+  //   (mb 0, 1) and chunk 1 (mb 0, 1) are all in flight: 1 + 1 + 2 + 2 = 6 layer-units.
+  // - stage 1 warms up 2: F(c0) F(c0) = 2 + 2, then F(c1) +1 = 5, B(c1) -1, F(c1) +1 = 5, ...: peak 5
+  //   (3 units in flight, not 3 x 2 = 6).
+  const ModelSpec m = gpt(6, 1024, 16, 32000);
+  const TrainingSpec t = training(1024, 2, 1);
+  const auto p = parallelism(1, 2, 1, false, Recompute::Selective, PipelineSchedule::Interleaved, 2);
+  const auto est = estimate_memory(m, t, p);
+  const double layer = layer_activation_bytes(m, make_plan(m, t, p, 0), t, Recompute::Selective);
+  CHECK(est.stages[0].activations == Approx(6 * layer));
+  CHECK(est.stages[1].units_in_flight == 3);
+  CHECK(est.stages[1].activations == Approx(5 * layer));
+}

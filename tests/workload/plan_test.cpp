@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "test_models.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/workload/plan.hpp"
@@ -62,9 +64,13 @@ TEST_CASE("plan: a TP or PP plan that does not fit is an error naming the field"
         "/parallelism/tp: 12 does not divide heads (32)");
   // 4 divides 32 heads but 8 (kv) / 16 are fine; 64 exceeds the heads.
   CHECK_THAT(plan_error(m, t, parallelism(64, 1, 1, true, Recompute::None), 0), Catch::StartsWith("/parallelism/tp:"));
-  // 8 stages do not divide 30 layers.
-  CHECK_THAT(plan_error(m, t, parallelism(1, 8, 1, false, Recompute::None), 0),
-             Catch::StartsWith("/parallelism/pp:") && Catch::Contains("layers (30)"));
+  // 32 stages for 30 layers: two would be empty (8 stages for 30 layers is an uneven split, valid).
+  CHECK_THAT(plan_error(m, t, parallelism(1, 32, 1, false, Recompute::None), 0),
+             Catch::StartsWith("/parallelism/pp:") && Catch::Contains("exceed layers (30)"));
+  CHECK(plan_error(m, t, parallelism(1, 8, 1, false, Recompute::None), 0).empty());
+  // 8 stages x 4 chunks = 32 chunks for 30 layers.
+  CHECK_THAT(plan_error(m, t, parallelism(1, 8, 1, false, Recompute::None, PipelineSchedule::Interleaved, 4), 0),
+             Catch::StartsWith("/parallelism/pp:") && Catch::Contains("32 model chunks exceed layers (30)"));
   // 5 stages x 2 chunks = 10 divides 30, but interleaving needs micro-batches (64) % pp (5).
   CHECK_THAT(plan_error(m, t, parallelism(1, 5, 1, false, Recompute::None, PipelineSchedule::Interleaved, 2), 0),
              Catch::StartsWith("/training/global_batch:"));
@@ -101,4 +107,51 @@ TEST_CASE("plan: a TP group spanning instances is a finding, not an error") {
   const auto f = layout_findings(l, 16);
   REQUIRE(f.size() == 1);
   CHECK_THAT(f[0], Catch::StartsWith("32 of 32 TP groups"));
+}
+
+namespace {
+
+std::vector<std::int64_t> chunk_sizes(std::int64_t layers, std::int64_t pp, std::int64_t v) {
+  Plan p;
+  p.pp = pp;
+  p.virtual_stages = v;
+  std::vector<std::int64_t> out;
+  for (std::int64_t k = 0; k < p.chunks(); ++k) out.push_back(p.chunk_layers(layers, k));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("plan: leftover layers go one each to the chunks before the last, counting back") {
+  // Even: 8 layers / 4 chunks.
+  CHECK(chunk_sizes(8, 4, 1) == std::vector<std::int64_t>{2, 2, 2, 2});
+  // 10 / 4: q = 2, r = 2: chunks 2 and 1 get the extra; first and last keep 2.
+  CHECK(chunk_sizes(10, 4, 1) == std::vector<std::int64_t>{2, 3, 3, 2});
+  // 11 / 4: r = 3 = C - 1: every chunk but the last (LM head + loss) gets one.
+  CHECK(chunk_sizes(11, 4, 1) == std::vector<std::int64_t>{3, 3, 3, 2});
+  // 9 / 4: r = 1: only chunk 2, the one before the last.
+  CHECK(chunk_sizes(9, 4, 1) == std::vector<std::int64_t>{2, 2, 3, 2});
+  // Llama 3.1 405B, 126 layers on pp 16: 14 middle stages of 8, first and last of 7.
+  const auto llama = chunk_sizes(126, 16, 1);
+  CHECK(llama.front() == 7);
+  CHECK(llama.back() == 7);
+  CHECK(std::count(llama.begin(), llama.end(), 8) == 14);
+}
+
+TEST_CASE("plan: chunks are contiguous layer ranges in chunk order, and stages add up their chunks") {
+  Plan p;
+  p.pp = 16;
+  // First layers: chunk 0 starts at 0, chunk 1 at 7, chunk k (1 <= k <= 15) at 7 + 8 (k - 1).
+  CHECK(p.chunk_first_layer(126, 0) == 0);
+  CHECK(p.chunk_first_layer(126, 1) == 7);
+  CHECK(p.chunk_first_layer(126, 15) == 7 + 8 * 14);
+  CHECK(p.chunk_first_layer(126, 15) + p.chunk_layers(126, 15) == 126);
+  // Interleaved: 6 layers, pp 2, v 2 -> chunks {1, 2, 2, 1}; stage 0 holds chunks 0 and 2 (3
+  // layers), stage 1 chunks 1 and 3 (3 layers).
+  Plan q;
+  q.pp = 2;
+  q.virtual_stages = 2;
+  CHECK(q.chunk_first_layer(6, 2) == 3);
+  CHECK(q.stage_layers(6, 0) == 3);
+  CHECK(q.stage_layers(6, 1) == 3);
 }

@@ -5,7 +5,8 @@
 // forward is cut at its tensor-parallel collectives, i.e.
 //   [norm1] AG [qkv, rotary, attention, out] RS [residual, norm2] AG [fc1, act, fc2] RS   (SP)
 //   [residual, norm1, qkv, rotary, attention, out] AR [residual, norm2, fc1, act, fc2] AR (no SP)
-// and the backward mirrors it, preceded by the recomputation (selective: the attention core as
+// and at every layer boundary (no compute task holds kernels of two layers, or of a layer and the
+// embedding or head); the backward mirrors it, preceded by the recomputation (selective: the attention core as
 // its own Recompute task; full: the layer's forward again, collectives included). Identical layers
 // share one Work. The first virtual stage starts with the embedding, the last ends with final
 // norm, LM head and loss. See step_graph.hpp for the dependency conventions.

@@ -1,7 +1,8 @@
 #pragma once
 // Memory per rank, per pipeline stage (every rank of a stage holds the same). Bytes throughout.
 //
-// Model state: parameters p of the stage's TP shard (layers L/pp, plus the vocabulary-parallel
+// Model state: parameters p of the stage's TP shard (the stage's layers: L/pp, or a layer
+// fewer or more under the uneven split of plan.hpp; plus the vocabulary-parallel
 // embedding on the first stage and final norm + LM head on the last; a tied head on a separate
 // last stage holds its own copy, as in Megatron-LM). weights = p * weight_bytes, gradients =
 // p * gradient_bytes, optimizer = p * optimizer_bytes / (dp under ZeRO-1, else 1); for bf16 Adam
@@ -19,8 +20,9 @@
 //   selective: kept;  full: sigma e T h (the layer input only)
 // For GPT (q = kv = h, f = 4h, dropout, e = 2) this is sbh (10 + 24/t + 5 a s/(h t)) without SP
 // and sbh/t (34 + 5 a s / h) with SP: the paper's equations.
-// A stage holds the activations of its peak number of units in flight under the schedule
-// (peak_units_in_flight) times the layers of a chunk; full recompute adds one layer's kept
+// A stage holds the activations of its peak number of units in flight under the schedule, each
+// unit weighted by its chunk's layers (peak_weight_in_flight; = peak units x layers per chunk when
+// the split is even); full recompute adds one layer's kept
 // activations (the layer being recomputed).
 // Embedding/logits buffers: the first stage's embedding output (sigma e T h) per unit in flight;
 // the last stage's final-norm input (sigma e T h) and logits plus fp32 softmax (T V_r (e + 4))

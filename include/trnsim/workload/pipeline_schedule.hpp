@@ -6,7 +6,7 @@
 //   Interleaved: Megatron-LM's interleaved 1F1B over v model chunks: warm-up
 //                min(2 (pp - stage - 1) + (v - 1) pp, m v) units; unit k runs chunk
 //                (k mod pp v) / pp (reversed for backwards) of micro-batch (k / pp v) pp + k mod pp.
-// Chunk c of stage p holds virtual stage c * pp + p, i.e. layers [(c pp + p) L/(pp v), ...).
+// Chunk c of stage p holds virtual stage c * pp + p; its layers follow Plan's split rule (plan.hpp).
 #include <cstdint>
 #include <vector>
 
@@ -28,5 +28,9 @@ std::vector<ScheduleUnit> stage_schedule(PipelineSchedule schedule, std::int64_t
 // Largest number of units whose forward has run and backward has not (activations held), over the
 // order: what the memory model multiplies a chunk's activations by.
 std::int64_t peak_units_in_flight(const std::vector<ScheduleUnit>& order);
+
+// The same peak with each unit weighted by chunk_weight[unit.chunk] (e.g. the chunk's layers,
+// which differ under an uneven split): the largest sum of weights of units in flight.
+double peak_weight_in_flight(const std::vector<ScheduleUnit>& order, const std::vector<double>& chunk_weight);
 
 }  // namespace trnsim::workload

@@ -34,12 +34,32 @@ struct Plan {
   Recompute recompute = Recompute::Selective;
   std::string rank_order = "tp,dp,pp";
   std::int64_t ranks() const { return tp * pp * dp; }
-  std::int64_t layers_per_chunk(std::int64_t layers) const { return layers / (pp * virtual_stages); }
+  // Model chunks ("virtual stages") in pipeline order: chunk k lives on stage k mod pp.
+  std::int64_t chunks() const { return pp * virtual_stages; }
+  // Layers of chunk k and the global index of its first layer, by the split rule below.
+  std::int64_t chunk_layers(std::int64_t layers, std::int64_t chunk) const;
+  std::int64_t chunk_first_layer(std::int64_t layers, std::int64_t chunk) const;
+  // Layers held by pipeline stage `stage`: its chunks stage, stage + pp, ... added up.
+  std::int64_t stage_layers(std::int64_t layers, std::int64_t stage) const;
 };
 
+// Layer split over the C = pp x virtual_stages model chunks. With q = floor(L / C) and
+// r = L mod C, every chunk gets q layers and the r remaining layers go one each to the chunks
+// C-2, C-3, ..., C-1-r: chunk k has q + 1 layers when C-1-r <= k < C-1, else q. So:
+// - The last chunk (final norm, LM head and loss: the heaviest extra work, and the logits
+//   buffers) always has the fewer layers; the first chunk (embedding) too unless r = C - 1.
+//   Llama 3 trimmed its first and last stages the same way (arXiv 2407.21783, section 3.3.2).
+// - Among the middle chunks the extra layers go to the later ones: under 1F1B an earlier stage
+//   holds more micro-batches in flight (pp - stage), so a later stage is the cheaper place for
+//   one more layer's activations; compute balance is the same either way.
+// - When C divides L every chunk has L / C layers (the even split). C > L is an error.
+// Llama 3.1 405B (126 layers) on pp 16: chunks 1..14 have 8 layers, chunks 0 and 15 have 7.
+
 // Contract: throws InputError naming the JSON path ("/parallelism/schedule: not resolved",
-// "/parallelism/tp: 12 does not divide heads (32)") when a field is unset or the plan does not fit
-// the model, the batch or `total_ranks` (0: not checked).
+// "/parallelism/tp: 12 does not divide heads (32)", "/parallelism/pp: ... exceeds layers") when a
+// field is unset or the plan does not fit the model, the batch or `total_ranks` (0: not checked).
+// pp x virtual_stages need not divide the layers (see the split rule above), but each chunk
+// needs at least one layer.
 Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& parallelism,
                std::int64_t total_ranks);
 

@@ -1,0 +1,217 @@
+// Whole steps from build_step through the replay executor, checked against closed forms: a single
+// device, the pipeline bubble of each schedule, and the exposed data-parallel all-reduce. A
+// FixedCommunicator gives collectives and transfers known times, so only the builder's
+// dependencies and the executor's scheduling decide the step time.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../workload/test_models.hpp"
+#include "fixed_communicator.hpp"
+#include "trnsim/cost/compute_model.hpp"
+#include "trnsim/replay/executor.hpp"
+#include "trnsim/workload/build_step.hpp"
+
+using namespace trnsim;
+using namespace trnsim::workload;
+using namespace trnsim::workload::testing;
+
+namespace {
+
+// Kernels outside the transformer layers: embedding, final norm, LM head, loss, optimizer.
+const std::set<std::string> kOutsideLayers = {"embedding", "positions_dropout", "embedding_wgrad", "final_norm",
+                                              "final_norm_bwd",  "lm_head", "lm_head_dgrad", "lm_head_wgrad",
+                                              "loss", "loss_bwd", "adam"};
+
+// Work durations chosen by the test, not the cost model: `per_kernel` seconds for every kernel
+// of a layer, `outside` for the kernels in kOutsideLayers.
+std::vector<double> kernel_count_seconds(const StepGraph& g, double per_kernel, double outside) {
+  std::vector<double> s;
+  for (const auto& w : g.works) {
+    double t = 0;
+    for (const auto& k : w.kernels) t += kOutsideLayers.count(k.name) ? outside : per_kernel;
+    s.push_back(t);
+  }
+  return s;
+}
+
+replay::Timeline replay_step(const StepGraph& g, const std::vector<double>& seconds, double collective_s,
+                             double transfer_s) {
+  sim::Engine engine;
+  test::FixedCommunicator comm(engine, sim::Time::seconds(collective_s), sim::Time::seconds(transfer_s));
+  return replay::execute(engine, g, seconds, comm);
+}
+
+// Seconds the compute stream of `rank` is busy.
+double compute_busy(const StepGraph& g, const replay::Timeline& tl, std::int32_t rank) {
+  double busy = 0;
+  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+    const Task& t = g.tasks[i];
+    if (t.rank == rank && t.stream == Stream::Compute) busy += (tl.spans[i].end - tl.spans[i].active).to_seconds();
+  }
+  return busy;
+}
+
+double sum_of_compute(const StepGraph& g, const std::vector<double>& seconds) {
+  double s = 0;
+  for (const auto& t : g.tasks) {
+    if (t.kind == TaskKind::Compute) s += seconds[t.index];
+  }
+  return s;
+}
+
+// Same chip as tests/workload/step_cost_test.cpp: only the tensor engine has a finite rate.
+hw::ChipSpec tensor_only_chip() {
+  hw::ChipSpec c;
+  c.name = "tensor-only";
+  c.physical_cores = 1;
+  c.core.pe_rows = 128;
+  c.core.pe_cols = 128;
+  c.core.tensor_clock_hz = 1e9;
+  c.core.vector = {1e20, 1e10};
+  c.core.scalar = {1e20, 1e10};
+  c.peak.bf16 = 2.0 * 128 * 128 * 1e9;
+  c.hbm_bandwidth = 1e30;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("step replay: one device without parallelism takes the sum of its kernels' closed-form times") {
+  hw::Calibration cal;
+  cal.matmul_efficiency = 0.5;
+  cal.task_overhead_s = 1e-6;
+  const cost::ComputeModel cm(tensor_only_chip(), cal, hw::Dtype::Bf16, 1);
+  // As in step_cost_test: every matmul dimension a multiple of 128, so a product takes
+  // 2 m n k / rate with rate = 2 x 128 x 128 x 1 GHz x 0.5; vector, scalar and HBM are free; one
+  // 1 us overhead per kernel. Decoder: causal attention with s = 2 tiles runs 3 of 4 tile passes.
+  const ModelSpec m = gpt(3, 256, 2, 1024);
+  const StepGraph g = build_step(m, training(256, 4, 2), parallelism(1, 1, 1, false, Recompute::None));
+  std::vector<double> seconds;
+  for (const auto& w : g.works) seconds.push_back(cm.cost(w.kernels).seconds);
+  const double rate = 2.0 * 128 * 128 * 1e9 * 0.5;
+  const double b = 2, s = 256, h = 256, V = 1024, L = 3, mbs = 2;
+  // Kernels: per micro-batch, layers 11 forward + 15 backward, embedding 2 + 1, head 3 + 4; one optimizer.
+  const double kernels = mbs * (L * (11 + 15) + 3 + 7) + 1;
+  // Matmul FLOPs per micro-batch forward: layer 24 b s h^2 + 0.75 x 4 b s^2 h, head 2 b s h V; backward 2x.
+  const double flops = mbs * 3 * (L * (24 * b * s * h * h + 0.75 * 4 * b * s * s * h) + 2 * b * s * h * V);
+  const double expected = flops / rate + kernels * 1e-6;
+  const auto tl = replay_step(g, seconds, 0, 0);
+  // One rank, one chain: the step is exactly its compute, with no gap.
+  CHECK(tl.step_time.to_seconds() == Approx(expected).epsilon(1e-9));
+  CHECK(compute_busy(g, tl, 0) == Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("step replay: the pipeline bubble with free communication is (p-1)/(m+p-1), interleaved (p-1)/(vm+p-1)") {
+  // Uniform stages: every layer kernel takes 1 us, embedding, head and optimizer take none, and
+  // each chunk holds the same number of layers. A GPT layer (no recompute) is 11 forward + 15
+  // backward kernels, so one micro-batch on one chunk of k layers costs 26 k us. With free
+  // communication the step is (m + p - 1) such units for GPipe and 1F1B, and (v m + p - 1)
+  // units of one chunk for interleaved 1F1B; each stage computes m v units, so its compute
+  // stream idles (p - 1)/(m + p - 1), resp. (p - 1)/(v m + p - 1), of the step.
+  const double unit = 1e-6;
+  struct Case {
+    PipelineSchedule schedule;
+    std::int64_t p, m, v, layers_per_chunk;
+  };
+  for (const Case c : {Case{PipelineSchedule::GPipe, 4, 8, 1, 2}, Case{PipelineSchedule::OneFOneB, 4, 8, 1, 2},
+                       Case{PipelineSchedule::OneFOneB, 2, 3, 1, 1},
+                       Case{PipelineSchedule::Interleaved, 2, 4, 2, 1},
+                       Case{PipelineSchedule::Interleaved, 4, 8, 2, 1}}) {
+    CAPTURE(static_cast<int>(c.schedule), c.p, c.m, c.v);
+    const ModelSpec model = gpt(c.p * c.v * c.layers_per_chunk, 256, 4, 1000);
+    const StepGraph g = build_step(model, training(256, c.m, 1),
+                                   parallelism(1, c.p, 1, false, Recompute::None, c.schedule, c.v));
+    const auto seconds = kernel_count_seconds(g, unit, 0);
+    const auto tl = replay_step(g, seconds, 0, 0);
+    const double chunk_unit = 26 * unit * static_cast<double>(c.layers_per_chunk);
+    const double slots = static_cast<double>(c.v * c.m + c.p - 1);
+    CHECK(tl.step_time.to_seconds() == Approx(slots * chunk_unit).epsilon(1e-9));
+    for (std::int32_t rank : g.simulated_ranks) {
+      const double step = tl.step_time.to_seconds();
+      const double idle = (step - compute_busy(g, tl, rank)) / step;
+      CHECK(idle == Approx(static_cast<double>(c.p - 1) / slots).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("step replay: DP all-reduce is hidden behind the backward except the last bucket") {
+  // One pipeline stage, dp = 2 (one simulated rank), every kernel 1 us: C = the sum of the
+  // compute tasks. The optimizer waits for the last gradient bucket, which launches when the
+  // backward ends; earlier buckets overlap the rest of the backward.
+  const ModelSpec model = gpt(4, 256, 4, 1000);
+  TrainingSpec t = training(256, 4, 1);  // 2 micro-batches per replica
+  const auto par = parallelism(1, 1, 2, false, Recompute::None);
+  const double us = 1e-6;
+  SECTION("infinitely fast links: no exposed DP time") {
+    const StepGraph g = build_step(model, t, par);
+    const auto seconds = kernel_count_seconds(g, us, us);
+    const auto tl = replay_step(g, seconds, 0, 0);
+    CHECK(tl.step_time.to_seconds() == Approx(sum_of_compute(g, seconds)).epsilon(1e-12));
+  }
+  SECTION("one bucket per gradient, each all-reduce shorter than a kernel: only the last is exposed") {
+    // A bucket launches at the end of the compute task completing its gradient; the next launches
+    // at least one 1 us kernel later, so a 0.5 us all-reduce never queues. The last one, launched
+    // at the end of the backward, delays the optimizer by its whole 0.5 us.
+    t.gradient_bucket_bytes = 1;
+    const StepGraph g = build_step(model, t, par);
+    std::size_t buckets = 0;
+    for (const auto& task : g.tasks) buckets += task.stream == Stream::DpComm ? 1 : 0;
+    REQUIRE(buckets > 2);
+    const auto seconds = kernel_count_seconds(g, us, us);
+    const auto tl = replay_step(g, seconds, 0.5 * us, 0);
+    CHECK(tl.step_time.to_seconds() == Approx(sum_of_compute(g, seconds) + 0.5 * us).epsilon(1e-12));
+  }
+  SECTION("one bucket of all gradients: its whole all-reduce is exposed") {
+    t.gradient_bucket_bytes = 1e30;
+    const StepGraph g = build_step(model, t, par);
+    const auto seconds = kernel_count_seconds(g, us, us);
+    const double T = 1e-3;
+    const auto tl = replay_step(g, seconds, T, 0);
+    CHECK(tl.step_time.to_seconds() == Approx(sum_of_compute(g, seconds) + T).epsilon(1e-12));
+  }
+  SECTION("all-reduces slower than the backward queue up on the DP stream") {
+    // n buckets of T = 1 ms each, longer than the whole backward: they run back to back from the
+    // first launch t0, so the optimizer starts at t0 + n T and the exposed time is
+    // t0 + n T - (end of the backward).
+    t.gradient_bucket_bytes = 1;
+    const StepGraph g = build_step(model, t, par);
+    const auto seconds = kernel_count_seconds(g, us, us);
+    const double T = 1e-3;
+    const auto tl = replay_step(g, seconds, T, 0);
+    double first_launch = 1e30, backward_end = 0, optimizer_start = 0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+      const Task& task = g.tasks[i];
+      if (task.stream == Stream::DpComm) {
+        ++n;
+        first_launch = std::min(first_launch, tl.spans[i].active.to_seconds());
+      }
+      if (task.category == Category::Backward) backward_end = std::max(backward_end, tl.spans[i].end.to_seconds());
+      if (task.category == Category::Optimizer) optimizer_start = tl.spans[i].start.to_seconds();
+    }
+    REQUIRE(n > 2);
+    CHECK(first_launch < backward_end - 10 * us);  // the first bucket launched well inside the backward
+    CHECK(optimizer_start - backward_end == Approx(first_launch + static_cast<double>(n) * T - backward_end));
+  }
+}
+
+TEST_CASE("step replay: symmetric and full builds of one plan take the same step time") {
+  // tp 2, pp 2, dp 2 with ZeRO-1 and tied embeddings (GPT) or untied (Llama): every rank of a
+  // stage runs the same tasks, and with fixed collective (3 us) and transfer (2 us) times a full
+  // build (8 simulated ranks) must replay exactly as the symmetric one (one rank per stage).
+  const ModelSpec m = GENERATE(llama(4, 512, 8, 2, 1408, 1000), gpt(4, 512, 8, 1000));
+  const TrainingSpec t = training(256, 16, 2);
+  const auto p = parallelism(2, 2, 2, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1);
+  BuildOptions full;
+  full.symmetric = false;
+  const StepGraph sym = build_step(m, t, p);
+  const StepGraph all = build_step(m, t, p, full);
+  REQUIRE(all.simulated_ranks.size() == 8);
+  const auto a = replay_step(sym, kernel_count_seconds(sym, 1e-6, 1e-6), 3e-6, 2e-6);
+  const auto b = replay_step(all, kernel_count_seconds(all, 1e-6, 1e-6), 3e-6, 2e-6);
+  CHECK(a.step_time > sim::Time::us(100));  // not trivially zero
+  CHECK(a.step_time == b.step_time);
+}
