@@ -7,6 +7,8 @@
 
 #include "parse.hpp"
 #include "trnsim/config/enums.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/net/collective.hpp"
 #include "units.hpp"
 
 namespace trnsim::config::detail {
@@ -83,9 +85,13 @@ NetworkOptions parse_network(ObjectReader r) {
   NetworkOptions n;
   n.model = static_cast<NetworkModelKind>(
       r.optional_choice("model", names_of<NetworkModelKind>()).value_or(0));
-  // The algorithm names belong to the net layer (net::choose_algorithm), which checks them.
+  // The algorithm names belong to the net layer; checked here so that a bad name names its file.
   n.algorithm = r.string_or("algorithm", n.algorithm);
-  if (n.algorithm.empty()) r.fail_at("algorithm", "expected an algorithm name or \"auto\", found \"\"");
+  try {
+    (void)net::parse_algorithm(n.algorithm);
+  } catch (const trnsim::InputError& e) {
+    r.fail_at("algorithm", e.what());
+  }
   r.finish();
   return n;
 }

@@ -158,3 +158,11 @@ TEST_CASE("config: a file that does not parse names the file") {
   const auto msg = input_error([] { trnsim::config::load_experiment("/nonexistent/x.json"); });
   CHECK(msg == "/nonexistent/x.json: cannot open file");
 }
+
+TEST_CASE("config: an unknown collective algorithm names its path and the accepted names") {
+  auto doc = small_experiment();
+  doc["network"] = {{"model", "flow"}, {"algorithm", "rign"}};
+  const auto msg = error_for(doc);
+  CHECK_THAT(msg, Catch::StartsWith(kFile + ": /network/algorithm: unknown collective algorithm 'rign'"));
+  CHECK_THAT(msg, Catch::Contains("halving-doubling"));
+}
