@@ -62,21 +62,6 @@ double sum_of_compute(const StepGraph& g, const std::vector<double>& seconds) {
   return s;
 }
 
-// Same chip as tests/workload/step_cost_test.cpp: only the tensor engine has a finite rate.
-hw::ChipSpec tensor_only_chip() {
-  hw::ChipSpec c;
-  c.name = "tensor-only";
-  c.physical_cores = 1;
-  c.core.pe_rows = 128;
-  c.core.pe_cols = 128;
-  c.core.tensor_clock_hz = 1e9;
-  c.core.vector = {1e20, 1e10};
-  c.core.scalar = {1e20, 1e10};
-  c.peak.bf16 = 2.0 * 128 * 128 * 1e9;
-  c.hbm_bandwidth = 1e30;
-  return c;
-}
-
 }  // namespace
 
 TEST_CASE("step replay: one device without parallelism takes the sum of its kernels' closed-form times") {

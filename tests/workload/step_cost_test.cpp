@@ -10,22 +10,6 @@ using namespace trnsim::workload::testing;
 
 namespace {
 
-// A one-core chip whose tensor engine is the only finite rate: 128x128 at 1 GHz, 50% sustained,
-// 1 us per kernel. Vector, scalar and HBM are made so fast that their time vanishes.
-hw::ChipSpec tensor_only_chip() {
-  hw::ChipSpec c;
-  c.name = "tensor-only";
-  c.physical_cores = 1;
-  c.core.pe_rows = 128;
-  c.core.pe_cols = 128;
-  c.core.tensor_clock_hz = 1e9;
-  c.core.vector = {1e20, 1e10};
-  c.core.scalar = {1e20, 1e10};
-  c.peak.bf16 = 2.0 * 128 * 128 * 1e9;
-  c.hbm_bandwidth = 1e30;
-  return c;
-}
-
 double step_compute_seconds(const StepGraph& g, const cost::ComputeModel& cm) {
   double s = 0;
   for (const auto& t : g.tasks) {

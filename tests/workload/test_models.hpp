@@ -1,5 +1,6 @@
 #pragma once
 // Hand-built specs for the workload tests (no config layer).
+#include "trnsim/hw/specs.hpp"
 #include "trnsim/workload/specs.hpp"
 
 namespace trnsim::workload::testing {
@@ -59,6 +60,22 @@ inline ParallelismSpec parallelism(std::int64_t tp, std::int64_t pp, std::int64_
   p.virtual_stages = v;
   p.zero = zero;
   return p;
+}
+
+// A one-core chip whose tensor engine is the only finite rate: 128x128 at 1 GHz (peak
+// 2 x 128 x 128 x 1e9 FLOP/s). Vector, scalar and HBM are made so fast that their time vanishes.
+inline hw::ChipSpec tensor_only_chip() {
+  hw::ChipSpec c;
+  c.name = "tensor-only";
+  c.physical_cores = 1;
+  c.core.pe_rows = 128;
+  c.core.pe_cols = 128;
+  c.core.tensor_clock_hz = 1e9;
+  c.core.vector = {1e20, 1e10};
+  c.core.scalar = {1e20, 1e10};
+  c.peak.bf16 = 2.0 * 128 * 128 * 1e9;
+  c.hbm_bandwidth = 1e30;
+  return c;
 }
 
 }  // namespace trnsim::workload::testing
