@@ -5,7 +5,7 @@
 
 namespace trnsim::net {
 
-std::size_t AnalyticCache::Hash::operator()(const KeyView& k) const {
+std::size_t hash_key(const CollectiveKeyView& k) {
   // FNV-1a over the fields; only used to find equal keys, never to order anything.
   std::uint64_t h = 1469598103934665603ULL;
   auto mix = [&h](std::uint64_t v) {
@@ -19,19 +19,9 @@ std::size_t AnalyticCache::Hash::operator()(const KeyView& k) const {
   return static_cast<std::size_t>(h);
 }
 
-bool AnalyticCache::Equal::same(const KeyView& a, const KeyView& b) {
+bool same_key(const CollectiveKeyView& a, const CollectiveKeyView& b) {
   return a.op == b.op && a.algorithm == b.algorithm && a.bytes == b.bytes &&
          std::equal(a.ranks.begin(), a.ranks.end(), b.ranks.begin(), b.ranks.end());
-}
-
-const AnalyticResult* AnalyticCache::find(const Collective& c) const {
-  const auto it = map_.find(view_of(c));
-  return it == map_.end() ? nullptr : &it->second;
-}
-
-const AnalyticResult& AnalyticCache::insert(const Collective& c, AnalyticResult r) {
-  Key key{c.op, c.algorithm, c.bytes, c.ranks};
-  return map_.insert_or_assign(std::move(key), std::move(r)).first->second;
 }
 
 }  // namespace trnsim::net

@@ -11,6 +11,11 @@ Network::Network(const hw::ClusterSpec& cluster, NetworkModel model, sim::Engine
       router_(topo_),
       analytic_(router_),
       solver_(topo_),
+      isolated_(topo_),
+      holder_(static_cast<std::size_t>(topo_.link_count()), -1),
+      claims_(static_cast<std::size_t>(topo_.link_count()), 0),
+      fast_bytes_(static_cast<std::size_t>(topo_.link_count()), 0.0),
+      fast_busy_(static_cast<std::size_t>(topo_.link_count()), 0.0),
       analytic_bytes_(static_cast<std::size_t>(topo_.link_count()), 0.0) {}
 
 Network::~Network() = default;
@@ -37,7 +42,7 @@ std::uint32_t Network::acquire(sim::InlineHandler done) {
 void Network::finish(std::uint32_t slot) {
   Pending& p = pending_[slot];
   sim::InlineHandler done = std::move(p.done);
-  p.run.reset();
+  p.shape = nullptr;
   p.used = false;
   free_.push_back(slot);
   --in_flight_;
@@ -52,11 +57,8 @@ void Network::start(const Collective& c, sim::InlineHandler done) {
     engine_->schedule_in(r->time, std::move(done));
     return;
   }
-  Schedule s = schedule(c);
-  const std::uint32_t slot = acquire(std::move(done));
-  pending_[slot].run = std::make_unique<CollectiveRun>(std::move(s), router_, solver_);
-  pending_[slot].run->start(engine_->now(), this, slot);
-  wake();
+  const FlowShape& shape = collective_shape(c);
+  begin(acquire(std::move(done)), shape);
 }
 
 void Network::start_transfer(int src_rank, int dst_rank, double bytes, sim::InlineHandler done) {
@@ -71,21 +73,10 @@ void Network::start_transfer(int src_rank, int dst_rank, double bytes, sim::Inli
     engine_->schedule_in(t, std::move(done));
     return;
   }
-  const std::uint32_t slot = acquire(std::move(done));
-  solver_.submit(engine_->now() + delay, router_.links(r), bytes, this, slot);
-  wake();
+  const FlowShape& shape = transfer_shape(src_rank, dst_rank, bytes);
+  begin(acquire(std::move(done)), shape);
 }
 
-void Network::on_collective_done(std::uint64_t id, sim::Time now) {
-  // Deferred to its own engine event: the run that calls us must not be destroyed under its feet.
-  const auto slot = static_cast<std::uint32_t>(id);
-  engine_->schedule(now, [this, slot] { finish(slot); });
-}
-
-void Network::on_flow_done(std::uint64_t tag, sim::Time now) {
-  const auto slot = static_cast<std::uint32_t>(tag);
-  engine_->schedule(now, [this, slot] { finish(slot); });
-}
 
 void Network::wake() {
   if (dispatching_) return;
@@ -128,9 +119,10 @@ std::vector<LinkUsage> Network::link_usage() const {
   for (LinkId l = 0; l < topo_.link_count(); ++l) {
     const auto ul = static_cast<std::size_t>(l);
     const Link& link = topo_.link(l);
-    const double bytes = model_ == NetworkModel::Flow ? stats[ul].bytes : analytic_bytes_[ul];
+    const bool flow = model_ == NetworkModel::Flow;
+    const double bytes = flow ? stats[ul].bytes + fast_bytes_[ul] : analytic_bytes_[ul];
     if (!(bytes > 0)) continue;
-    const double busy = model_ == NetworkModel::Flow ? stats[ul].busy.to_seconds() : bytes / link.bandwidth;
+    const double busy = flow ? stats[ul].busy.to_seconds() + fast_busy_[ul] : bytes / link.bandwidth;
     out.push_back(LinkUsage{l, link.kind, topo_.vertex_name(link.src), topo_.vertex_name(link.dst), link.bandwidth,
                             bytes, busy});
   }
