@@ -15,7 +15,8 @@
 //    converted at that instant: with e of T elapsed and r = 1 - e/T left, each coarse pair becomes
 //    a FlowSolver flow of r x its bytes starting r x F from now, and the call completes with its
 //    last flow. A call that starts on links already in use runs in its coarse form from the
-//    start (r = 1): flows start after F. Converting at once is thus the same as starting coarse. From then on, max-min sharing on every link is simulated by the solver.
+//    start (r = 1): flows start after F. Converting at once is thus the same as starting coarse.
+//    From then on, max-min sharing on every link is simulated by the solver.
 //    If nothing else actually overlaps, either form completes exactly at T (rates equal the
 //    isolated coarse rates); under contention the coarse form lets a schedule's phases overlap,
 //    which is the grain at which contention is modelled.
