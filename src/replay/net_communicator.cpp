@@ -4,17 +4,6 @@
 
 namespace trnsim::replay {
 
-net::CollectiveOp to_net(workload::CollectiveOp op) {
-  switch (op) {
-    case workload::CollectiveOp::AllReduce: return net::CollectiveOp::AllReduce;
-    case workload::CollectiveOp::ReduceScatter: return net::CollectiveOp::ReduceScatter;
-    case workload::CollectiveOp::AllGather: return net::CollectiveOp::AllGather;
-    case workload::CollectiveOp::AllToAll: return net::CollectiveOp::AllToAll;
-    case workload::CollectiveOp::Broadcast: return net::CollectiveOp::Broadcast;
-  }
-  return net::CollectiveOp::AllReduce;
-}
-
 NetCommunicator::NetCommunicator(net::Network& network, net::Algorithm algorithm)
     : network_(network), algorithm_(algorithm) {}
 
@@ -41,7 +30,7 @@ void NetCommunicator::part_done(std::uint32_t slot) {
 }
 
 void NetCommunicator::start_collective(const workload::Collective& c, sim::InlineHandler done) {
-  scratch_.op = to_net(c.op);
+  scratch_.op = c.op;
   scratch_.bytes = c.bytes;
   scratch_.algorithm = algorithm_;
   if (c.groups.size() == 1) {

@@ -35,6 +35,4 @@ class NetCommunicator final : public Communicator {
   net::Collective scratch_;  // reused: its rank vector keeps its capacity between calls
 };
 
-net::CollectiveOp to_net(workload::CollectiveOp op);
-
 }  // namespace trnsim::replay

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "trnsim/cost/kernel.hpp"
+#include "trnsim/net/collective.hpp"
 
 namespace trnsim::workload {
 
@@ -48,7 +49,8 @@ enum class Category : std::uint8_t {
   TpComm, DpComm, PpComm,                    // communication
 };
 
-enum class CollectiveOp : std::uint8_t { AllReduce, ReduceScatter, AllGather, AllToAll, Broadcast };
+// The network layer's operations (all-reduce, reduce-scatter, all-gather, all-to-all, broadcast).
+using CollectiveOp = net::CollectiveOp;
 
 // One collective call. `bytes` is the per-rank buffer size as nccl-tests defines it (all-reduce:
 // the reduced tensor; all-gather: the gathered output; reduce-scatter: the input).
