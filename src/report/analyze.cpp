@@ -64,8 +64,8 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
     r.bottleneck_stage = task.stage;
     if (task.kind != workload::TaskKind::Compute) continue;
     const cost::TaskCost& c = run.work_costs[task.index];
-    for (int e = 0; e < cost::kEngineCount; ++e) r.engine_busy[static_cast<std::size_t>(e)] += c.engine[static_cast<std::size_t>(e)];
-    for (int o = 0; o < cost::kOpClassCount; ++o) r.op_seconds[static_cast<std::size_t>(o)] += c.op[static_cast<std::size_t>(o)];
+    for (std::size_t e = 0; e < r.engine_busy.size(); ++e) r.engine_busy[e] += c.engine[e];
+    for (std::size_t o = 0; o < r.op_seconds.size(); ++o) r.op_seconds[o] += c.op[o];
   }
 
   for (const auto& stage : run.memory.stages) r.memory.push_back({stage, run.rank_memory_capacity});
