@@ -13,6 +13,7 @@
 #include "trnsim/error.hpp"
 #include "trnsim/net/collective.hpp"
 #include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/report/chrome_trace.hpp"
 #include "trnsim/report/step_report.hpp"
 
 namespace trnsim::cli {
@@ -24,6 +25,8 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::string network;
   std::string json_path;
+  std::string trace_path, trace_ranks;
+  bool trace_ranks_given = false;
   bool dry_run = false;
   bool strict = false;
 };
@@ -47,6 +50,15 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out.flush()) throw InputError(fmt::format("{}: write failed", path));
 }
 
+// --trace F: the Chrome trace of the step (README.md, "Open the trace in Perfetto").
+void write_trace(const RunOptions& o, const report::TraceOptions& trace, const replay::StepInput& input,
+                 const replay::StepRun& step) {
+  std::ofstream out(o.trace_path, std::ios::binary);
+  if (!out) throw InputError(fmt::format("{}: cannot open for writing", o.trace_path));
+  report::write_chrome_trace(out, input, step, trace);
+  if (!out.flush()) throw InputError(fmt::format("{}: write failed", o.trace_path));
+}
+
 int run(const RunOptions& o) {
   std::vector<std::string> overrides = o.overrides;
   if (!o.network.empty()) overrides.push_back("network.model=" + o.network);
@@ -56,10 +68,15 @@ int run(const RunOptions& o) {
     return 0;
   }
   const replay::StepInput input = step_input(ex);
+  report::TraceOptions trace;
+  if (o.trace_ranks_given) {
+    trace.ranks = report::parse_rank_list(o.trace_ranks, static_cast<std::int32_t>(input.cluster.ranks()));
+  }
   const replay::StepRun step = replay::simulate_step(input);
   const report::StepReport rep = report::analyze(input, step);
   // Files first: a run that cannot write what was asked for fails before printing results.
   if (!o.json_path.empty()) write_file(o.json_path, report::to_json(rep, ex.resolved).dump(2) + "\n");
+  if (!o.trace_path.empty()) write_trace(o, trace, input, step);
   fmt::print("{}", report::format_text(rep));
   const bool oom = std::any_of(rep.memory.begin(), rep.memory.end(), [](const auto& m) { return !m.fits(); });
   return o.strict && oom ? 1 : 0;
@@ -77,9 +94,18 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--network", options->network, "Network model: analytic (closed form) or flow (max-min flows)")
       ->check(CLI::IsMember({"analytic", "flow"}));
   cmd->add_option("--json", options->json_path, "Also write the report as JSON to this file");
+  CLI::Option* trace = cmd->add_option(
+      "--trace", options->trace_path, "Also write a Chrome trace of the step to this file (open in ui.perfetto.dev)");
+  cmd->add_option("--trace-ranks", options->trace_ranks,
+                  "Ranks to trace, e.g. 0-7,128 (default: one rank per pipeline stage; a rank that was not "
+                  "simulated is shown as its stage's representative)")
+      ->needs(trace);
   cmd->add_flag("--strict", options->strict, "Exit 1 when a rank runs out of memory");
   cmd->add_flag("--dry-run", options->dry_run, "Print the resolved experiment as JSON and stop");
-  cmd->callback([&action, options] { action = [options] { return run(*options); }; });
+  cmd->callback([&action, options, cmd] {
+    options->trace_ranks_given = cmd->count("--trace-ranks") > 0;
+    action = [options] { return run(*options); };
+  });
 }
 
 }  // namespace trnsim::cli
