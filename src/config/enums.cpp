@@ -55,6 +55,11 @@ const std::vector<std::string_view>& names_of<workload::Recompute>() {
   return names;
 }
 template <>
+const std::vector<std::string_view>& names_of<hw::AttentionKernel>() {
+  static const std::vector<std::string_view> names{"flash", "materialized"};
+  return names;
+}
+template <>
 const std::vector<std::string_view>& names_of<NetworkModelKind>() {
   static const std::vector<std::string_view> names{"analytic", "flow"};
   return names;

@@ -50,6 +50,8 @@ workload::TrainingSpec parse_training(ObjectReader r) {
           static_cast<std::size_t>(workload::Optimizer::AdamW)));
   // PyTorch DDP's default bucket, 25 MB (torch.nn.parallel.DistributedDataParallel bucket_cap_mb).
   t.gradient_bucket_bytes = r.number_or("gradient_bucket_MB", 25, 1e-6, kInf) * kMB;
+  if (const auto a = r.optional_choice("attention", names_of<hw::AttentionKernel>()))
+    t.attention = static_cast<hw::AttentionKernel>(*a);
   r.finish();
   return t;
 }
@@ -113,7 +115,8 @@ json to_json(const workload::TrainingSpec& t) {
               {"micro_batch", optional_value(t.micro_batch)},
               {"dtype", to_string(t.precision)},
               {"optimizer", to_string(t.optimizer)},
-              {"gradient_bucket_MB", t.gradient_bucket_bytes / kMB}};
+              {"gradient_bucket_MB", t.gradient_bucket_bytes / kMB},
+              {"attention", optional_name(t.attention)}};
 }
 
 json to_json(const workload::ParallelismSpec& p) {

@@ -72,7 +72,8 @@ json to_json(const hw::InstanceSpec& i) {
                           {"task_overhead_us", c.task_overhead_s / kMicro},
                           {"collective_startup_us", c.collective_startup_s / kMicro},
                           {"collective_step_us", c.collective_step_s / kMicro},
-                          {"comm_compute_slowdown", c.comm_compute_slowdown}};
+                          {"comm_compute_slowdown", c.comm_compute_slowdown},
+                          {"attention_kernel", to_string(c.attention_kernel)}};
   return j;
 }
 

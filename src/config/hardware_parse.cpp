@@ -97,6 +97,7 @@ hw::Calibration parse_calibration(ObjectReader r) {
   c.collective_startup_s = r.number("collective_startup_us", 0, kInf) * kMicro;
   c.collective_step_s = r.number("collective_step_us", 0, kInf) * kMicro;
   c.comm_compute_slowdown = r.number("comm_compute_slowdown", 1, kInf);
+  c.attention_kernel = static_cast<hw::AttentionKernel>(r.choice("attention_kernel", names_of<hw::AttentionKernel>()));
   c.source = r.source();
   r.finish();
   return c;

@@ -100,7 +100,7 @@ double ComputeModel::tensor_seconds(const Kernel& kr) const {
   return batch * rows / (chip_.core.tensor_clock_hz * cores_ * eff * r);
 }
 
-KernelCost ComputeModel::cost(const Kernel& kr) const {
+KernelCost ComputeModel::cost(const Kernel& kr, double hbm_share) const {
   KernelCost c;
   c.engine[idx(Engine::Tensor)] = tensor_seconds(kr);
   double vector_work = kr.vector_elements;
@@ -118,15 +118,18 @@ KernelCost ComputeModel::cost(const Kernel& kr) const {
     }
     c.engine[idx(Engine::Vector)] = vector_work / vector_rate_;
   }
-  c.engine[idx(Engine::Hbm)] = kr.hbm_bytes / hbm_rate_;
+  c.engine[idx(Engine::Hbm)] = kr.hbm_bytes / (hbm_rate_ * hbm_share);
   c.seconds = *std::max_element(c.engine.begin(), c.engine.end()) + calibration_.task_overhead_s;
   return c;
 }
 
-TaskCost ComputeModel::cost(std::span<const Kernel> kernels) const {
+TaskCost ComputeModel::cost(std::span<const Kernel> kernels, double hbm_share) const {
+  if (!(hbm_share > 0 && hbm_share <= 1)) {
+    throw InternalError(fmt::format("cost: HBM share {} outside (0, 1]", hbm_share));
+  }
   TaskCost t;
   for (const Kernel& kr : kernels) {
-    const KernelCost c = cost(kr);
+    const KernelCost c = cost(kr, hbm_share);
     t.seconds += c.seconds;
     for (std::size_t e = 0; e < t.engine.size(); ++e) t.engine[e] += c.engine[e];
     t.op[static_cast<std::size_t>(kr.op)] += c.seconds;

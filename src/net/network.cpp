@@ -113,6 +113,11 @@ AnalyticResult Network::analytic_result(const Schedule& s) {
   return r;
 }
 
+sim::Time Network::expected(const Collective& c) {
+  if (const sim::Time* t = expected_.find(c)) return *t;
+  return expected_.insert(c, analytic_.estimate(c));
+}
+
 std::vector<LinkUsage> Network::link_usage() const {
   std::vector<LinkUsage> out;
   const auto& stats = solver_.link_stats();

@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "trnsim/error.hpp"
+#include "trnsim/net/collective.hpp"
 
 namespace trnsim::replay {
 namespace {
@@ -55,12 +56,14 @@ class Run {
   // Called from engine events (handlers capture `this` and an index).
   void compute_done(TaskId t) { finish(t); }
   void transfer_done(TaskId t) {
-    --on_network_[rank_slot(graph_.tasks[t].rank)];
+    const std::size_t slot = rank_slot(graph_.tasks[t].rank);
+    if (--on_network_[slot] == 0) hbm_demand_[slot] = 0;
     finish(t);
   }
   void collective_done(std::uint32_t c) {
     for (std::uint32_t i = member_begin_[c]; i < member_begin_[c + 1]; ++i) {
-      --on_network_[rank_slot(graph_.tasks[members_[i]].rank)];
+      const std::size_t slot = rank_slot(graph_.tasks[members_[i]].rank);
+      hbm_demand_[slot] = --on_network_[slot] == 0 ? 0.0 : hbm_demand_[slot] - call_demand_[c];
     }
     for (std::uint32_t i = member_begin_[c]; i < member_begin_[c + 1]; ++i) finish(members_[i]);
   }
@@ -76,12 +79,22 @@ class Run {
     queues_.resize(per_stream.size());
     for (std::size_t q = 0; q < queues_.size(); ++q) queues_[q].ready.reserve(per_stream[q]);
     on_network_.assign(ranks.size(), 0);
+    hbm_demand_.assign(ranks.size(), 0.0);
+  }
+
+  // Bytes/s one member of `c` moves through HBM (HbmSharing); 0 when not modelled or unknown.
+  double hbm_demand(const Collective& c) {
+    if (!(options_.hbm_sharing.rank_hbm_bytes_per_s > 0) || c.groups.empty()) return 0;
+    const double seconds = comm_.expected_seconds(c);
+    if (!(seconds > 0)) return 0;
+    return collective_hbm_bytes(c.op, static_cast<int>(c.groups[0].size()), c.bytes) / seconds;
   }
 
   // Member tasks of each collective call, as CSR: members_[member_begin_[c], member_begin_[c+1]).
   void index_collectives() {
     const std::size_t n = graph_.calls;
     member_begin_.assign(n + 1, 0);
+    call_demand_.assign(n, 0.0);
     for (const Task& task : graph_.tasks) {
       if (task.kind != TaskKind::Collective) continue;
       if (task.call >= n) throw InternalError(fmt::format("replay: call {} of {} calls", task.call, n));
@@ -127,8 +140,17 @@ class Run {
     timeline_.spans[t].start = now;
     switch (task.kind) {
       case TaskKind::Compute: {
+        const std::size_t slot = rank_slot(task.rank);
         double seconds = work_seconds_[task.index];
-        if (on_network_[rank_slot(task.rank)] > 0) seconds *= options_.comm_compute_slowdown;
+        if (on_network_[slot] > 0) {
+          const double demand = hbm_demand_[slot];
+          if (demand > 0 && !(graph_.works[task.index].measured_s >= 0)) {
+            // Floor: a guard against a share of zero, not a model (demand stays far below H).
+            const double share = std::max(1e-3, 1.0 - demand / options_.hbm_sharing.rank_hbm_bytes_per_s);
+            seconds = options_.hbm_sharing.task_seconds(task.index, share);
+          }
+          seconds *= options_.comm_compute_slowdown;
+        }
         timeline_.spans[t].active = now;
         engine_.schedule_in(sim::Time::seconds(seconds), [this, t] { compute_done(t); });
         break;
@@ -152,9 +174,13 @@ class Run {
   }
 
   void start_collective(std::uint32_t c, std::uint32_t collective, sim::Time now) {
+    const double demand = hbm_demand(graph_.collectives[collective]);
+    call_demand_[c] = demand;
     for (std::uint32_t i = member_begin_[c]; i < member_begin_[c + 1]; ++i) {
       timeline_.spans[members_[i]].active = now;
-      ++on_network_[rank_slot(graph_.tasks[members_[i]].rank)];
+      const std::size_t slot = rank_slot(graph_.tasks[members_[i]].rank);
+      ++on_network_[slot];
+      hbm_demand_[slot] += demand;
     }
     comm_.start_collective(graph_.collectives[collective], sim::InlineHandler([this, c] { collective_done(c); }));
   }
@@ -198,11 +224,20 @@ class Run {
   std::vector<std::uint32_t> deps_left_;
   std::vector<StreamQueue> queues_;
   std::vector<std::uint32_t> on_network_;  // per simulated rank: collectives/transfers in flight
+  std::vector<double> hbm_demand_;         // per simulated rank: collective HBM bytes/s in flight
+  std::vector<double> call_demand_;        // per call: what it added to each member's demand
   std::vector<std::uint32_t> member_begin_, members_, arrived_;
   std::size_t finished_ = 0;
 };
 
 }  // namespace
+
+double collective_hbm_bytes(workload::CollectiveOp op, int ranks, double bytes) {
+  if (ranks < 2) return 0;
+  const bool reducing = op == workload::CollectiveOp::AllReduce || op == workload::CollectiveOp::ReduceScatter;
+  const double n = ranks;
+  return (2 * net::bus_bandwidth_factor(op, ranks) + (reducing ? (n - 1) / n : 0.0)) * bytes;
+}
 
 Timeline execute(sim::Engine& engine, const workload::StepGraph& graph,
                  std::span<const double> work_seconds, Communicator& comm,

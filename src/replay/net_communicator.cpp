@@ -45,6 +45,15 @@ void NetCommunicator::start_collective(const workload::Collective& c, sim::Inlin
   }
 }
 
+double NetCommunicator::expected_seconds(const workload::Collective& c) {
+  if (c.groups.empty()) return 0;
+  scratch_.op = c.op;
+  scratch_.bytes = c.bytes;
+  scratch_.algorithm = algorithm_;
+  scratch_.ranks.assign(c.groups[0].begin(), c.groups[0].end());
+  return network_.expected(scratch_).to_seconds();
+}
+
 void NetCommunicator::start_transfer(std::int32_t src, std::int32_t dst, double bytes,
                                      std::span<const RankPair> replicas, sim::InlineHandler done) {
   if (replicas.empty()) {

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "trnsim/hw/device_map.hpp"
 #include "trnsim/replay/executor.hpp"
 #include "trnsim/replay/net_communicator.hpp"
@@ -25,6 +27,13 @@ StepRun simulate_step(const StepInput& input) {
 
   const auto t_build = std::chrono::steady_clock::now();
   run.resolved = workload::resolve_defaults(input.training, input.parallelism);
+  if (!run.resolved.training.attention) {
+    const hw::AttentionKernel a = input.cluster.instance.calibration.attention_kernel;
+    run.resolved.training.attention = a;
+    run.resolved.choices.push_back(fmt::format(
+        "/training/attention = {} (rule: the hardware preset's calibration/attention_kernel)",
+        a == hw::AttentionKernel::Flash ? "flash" : "materialized"));
+  }
   run.plan = workload::make_plan(input.model, run.resolved.training, run.resolved.parallelism, run.ranks);
   workload::BuildOptions options;
   options.symmetric = input.symmetric;
@@ -52,6 +61,13 @@ StepRun simulate_step(const StepInput& input) {
   NetCommunicator comm(network, input.algorithm);
   ExecutorOptions exec;
   exec.comm_compute_slowdown = compute.comm_compute_slowdown();
+  // GPUs: NCCL's use of SMs and HBM is in comm_compute_slowdown; Trainium: shared HBM only.
+  if (chip.family != hw::Family::Gpu) {
+    exec.hbm_sharing.rank_hbm_bytes_per_s = compute.hbm_bytes_per_s();
+    exec.hbm_sharing.task_seconds = [&compute, &run](std::uint32_t work, double share) {
+      return compute.cost(run.graph.works[work].kernels, share).seconds;
+    };
+  }
   run.timeline = execute(engine, run.graph, work_seconds, comm, exec);
   run.links = network.link_usage();
   run.simulate_seconds = seconds_since(t_sim);

@@ -64,6 +64,7 @@ class Builder {
     c.act_bytes = activation_bytes(training_.precision);
     c.sequence_parallel = plan_.sequence_parallel && plan_.tp > 1;
     c.recompute = plan_.recompute;
+    c.attention = training_.attention.value_or(hw::AttentionKernel::Flash);
     c.learned_positions = model_.learned_positions;
     return c;
   }

@@ -33,6 +33,7 @@ struct StepContext {
   double act_bytes = 2;          // activation element size
   bool sequence_parallel = false;
   Recompute recompute = Recompute::None;
+  hw::AttentionKernel attention = hw::AttentionKernel::Flash;
   bool learned_positions = false;
   std::int64_t tokens() const { return micro_batch * seq_len; }
 };

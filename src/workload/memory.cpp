@@ -44,7 +44,8 @@ double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const Tr
   double bytes = sigma * (4 * e * t * h + (d.dropout ? 2 * t * h : 0));
   bytes += 2 * e * t * dbl(d.q_width()) + 2 * e * t * dbl(d.kv_width());
   bytes += (d.swiglu ? 3 : 2) * e * t * dbl(d.ffn);
-  if (mode == Recompute::None) {
+  // Only materialized attention keeps the s x s probabilities (and dropout mask) for backward.
+  if (mode == Recompute::None && training.attention == hw::AttentionKernel::Materialized) {
     const double s = dbl(training.seq_len);
     bytes += dbl(plan.micro_batch) * dbl(d.heads) * s * s * (d.dropout ? 2 * e + 1 : e);
   }

@@ -145,9 +145,65 @@ TEST_CASE("executor: compute that starts while its rank communicates is slowed b
   sim::Engine engine;
   test::FixedCommunicator comm(engine, us(10), us(0));
   const std::vector<double> seconds{4e-6};
-  const auto tl = replay::execute(engine, g, seconds, comm, {.comm_compute_slowdown = 1.25});
+  replay::ExecutorOptions options;
+  options.comm_compute_slowdown = 1.25;
+  const auto tl = replay::execute(engine, g, seconds, comm, options);
   CHECK(tl.spans[c].end == us(5));
   CHECK(tl.spans[m].end == us(10));
+}
+
+namespace {
+// FixedCommunicator that also announces its collectives' duration (for HBM sharing).
+class ExpectingCommunicator final : public replay::Communicator {
+ public:
+  ExpectingCommunicator(sim::Engine& engine, sim::Time t) : engine_(engine), t_(t) {}
+  void start_collective(const workload::Collective&, sim::InlineHandler done) override {
+    engine_.schedule_in(t_, std::move(done));
+  }
+  void start_transfer(std::int32_t, std::int32_t, double, std::span<const replay::RankPair>,
+                      sim::InlineHandler done) override {
+    engine_.schedule_in(t_, std::move(done));
+  }
+  double expected_seconds(const workload::Collective&) override { return t_.to_seconds(); }
+
+ private:
+  sim::Engine& engine_;
+  sim::Time t_;
+};
+}  // namespace
+
+TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute that starts during it") {
+  // A 10 us all-reduce of 1 MB over 2 ranks moves (2 x bus factor 1 + reduction 1/2) x 1 MB =
+  // 2.5 MB through each member's HBM: 2.5e6 / 10e-6 = 2.5e11 B/s. With H = 1e12 B/s, compute
+  // starting meanwhile keeps 1 - 0.25 = 0.75 of H. The test prices the work as 3 us / share:
+  // 4 us. A second compute task after the collective ends runs at the full share again: 3 us.
+  GraphBuilder b;
+  const TaskId m = b.collective(0, 0);
+  const TaskId c = b.compute(0, 0);
+  const TaskId after = b.compute(0, 0);
+  b.edge(m, after);
+  b.edge(c, after);
+  StepGraph g = b.finish({0}, 1, 1);
+  g.collectives[0].op = workload::CollectiveOp::AllReduce;
+  g.collectives[0].bytes = 1e6;
+  g.collectives[0].groups = {{0, 1}};
+  sim::Engine engine;
+  ExpectingCommunicator comm(engine, us(10));
+  const std::vector<double> seconds{3e-6};
+  replay::ExecutorOptions options;
+  options.hbm_sharing.rank_hbm_bytes_per_s = 1e12;
+  std::vector<double> shares;
+  options.hbm_sharing.task_seconds = [&shares](std::uint32_t, double share) {
+    shares.push_back(share);
+    return 3e-6 / share;
+  };
+  const auto tl = replay::execute(engine, g, seconds, comm, options);
+  REQUIRE(shares.size() == 1);
+  CHECK(shares[0] == Approx(0.75));
+  CHECK(tl.spans[c].end.to_seconds() == Approx(4e-6));
+  CHECK(tl.spans[after].start == us(10));
+  CHECK(tl.spans[after].end == us(13));
+  CHECK(replay::collective_hbm_bytes(workload::CollectiveOp::AllGather, 4, 1e6) == Approx(2 * 0.75 * 1e6));
 }
 
 TEST_CASE("executor: a cycle is reported, not hung") {

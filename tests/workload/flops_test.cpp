@@ -25,7 +25,9 @@ TEST_CASE("flops: a GPT layer costs 24 B s h^2 (1 + s/6h) forward, x3 per step, 
   // B = 8 sequences (2 micro-batches of 4), s = 512, h = 256: the forward matmuls are QKV 6Bsh^2,
   // attention 4Bs^2h (QK^T and AV, counted dense), output 2Bsh^2 and MLP 16Bsh^2.
   const ModelSpec m = gpt(4, 256, 4, 1024);
-  const TrainingSpec t = training(512, 8, 4);
+  // Materialized attention: the probabilities are stored, so "none" recomputes nothing.
+  TrainingSpec t = training(512, 8, 4);
+  t.attention = trnsim::hw::AttentionKernel::Materialized;
   const double B = 8, s = 512, h = 256, V = 1024, L = 4;
   const double fwd = 24 * B * s * h * h * (1 + s / (6 * h));
   const StepGraph none = build_step(m, t, parallelism(1, 1, 1, false, Recompute::None));
@@ -41,6 +43,12 @@ TEST_CASE("flops: a GPT layer costs 24 B s h^2 (1 + s/6h) forward, x3 per step, 
   CHECK(model_flops_per_step(m, t) == Approx(step));
   // Megatron-LM's form without recompute: 72 B s L h^2 (1 + s/6h + V/(12 L h)).
   CHECK(model_flops_per_step(m, t) == Approx(72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h))));
+  // The flash kernel never stores the probabilities: without recompute it rebuilds them in the
+  // backward pass, as selective recompute does (its causal tiles are skipped: counted dense here
+  // all the same, Kernel::flops).
+  t.attention = trnsim::hw::AttentionKernel::Flash;
+  CHECK(layer_flops(build_step(m, t, parallelism(1, 1, 1, false, Recompute::None)), 2) ==
+        Approx(3 * fwd + 4 * B * s * s * h));
 }
 
 TEST_CASE("flops: tensor and pipeline parallelism split the same hardware FLOPs over the ranks") {

@@ -40,8 +40,10 @@ TEST_CASE("memory: ZeRO-1 optimizer state is 12 bytes per parameter over dp") {
 
 TEST_CASE("memory: GPT activations match Korthikanti et al. 2022 for each recompute mode") {
   // s = 2048, b = 2, h = 1024, a = 16 heads, t = 4, one stage (one micro-batch in flight), 6 layers.
+  // The paper's layer stores the s x s softmax output and dropout mask: materialized attention.
   const ModelSpec m = gpt(6, 1024, 16, 32000);
-  const TrainingSpec t = training(2048, 8, 2);
+  TrainingSpec t = training(2048, 8, 2);
+  t.attention = trnsim::hw::AttentionKernel::Materialized;
   const double s = 2048, b = 2, h = 1024, a = 16, tp = 4, L = 6;
   SECTION("with sequence parallelism: sbh/t (34 + 5as/h), 34 sbh/t, 2 sbh/t") {
     const double none = s * b * h / tp * (34 + 5 * a * s / h);
@@ -60,6 +62,11 @@ TEST_CASE("memory: GPT activations match Korthikanti et al. 2022 for each recomp
           Approx(L * s * b * h * (10 + 24 / tp)));
     CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::Full)).stages[0].activations ==
           Approx(L * 2 * s * b * h + s * b * h * (10 + 24 / tp)));
+  }
+  SECTION("flash attention keeps no s x s term: none holds what selective holds") {
+    t.attention = trnsim::hw::AttentionKernel::Flash;
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::None)).stages[0].activations ==
+          Approx(L * s * b * h * (10 + 24 / tp)));
   }
 }
 

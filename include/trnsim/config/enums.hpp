@@ -35,6 +35,8 @@ const std::vector<std::string_view>& names_of<workload::PipelineSchedule>();
 template <>
 const std::vector<std::string_view>& names_of<workload::Recompute>();
 template <>
+const std::vector<std::string_view>& names_of<hw::AttentionKernel>();
+template <>
 const std::vector<std::string_view>& names_of<NetworkModelKind>();
 
 template <class E>

@@ -54,9 +54,13 @@ class ComputeModel {
   ComputeModel(const hw::ChipSpec& chip, const hw::Calibration& calibration, hw::Dtype matmul_dtype,
                int physical_cores_per_rank);
 
-  KernelCost cost(const Kernel& kernel) const;
+  // hbm_share in (0, 1]: the fraction of the rank's HBM bandwidth left to compute (collective DMA
+  // traffic takes the rest; replay::HbmSharing).
+  KernelCost cost(const Kernel& kernel, double hbm_share = 1.0) const;
   // Contract: O(kernels); no allocation.
-  TaskCost cost(std::span<const Kernel> kernels) const;
+  TaskCost cost(std::span<const Kernel> kernels, double hbm_share = 1.0) const;
+  // The rank's sustained HBM bandwidth (bytes/s, calibrated efficiency applied).
+  double hbm_bytes_per_s() const { return hbm_rate_; }
 
   // Tensor-engine rate of one rank on full tiles at 100% efficiency (FLOP/s), for the dtype given.
   double tensor_peak_flops(bool low_precision = true) const;

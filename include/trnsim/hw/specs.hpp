@@ -39,6 +39,10 @@ struct CoreSpec {
   double psum_bytes = 0;
 };
 
+// How the training stack computes the attention core: flash-style (scores stay on chip) or
+// materialized (the s x s scores and probabilities go through HBM between kernels).
+enum class AttentionKernel : std::uint8_t { Flash, Materialized };
+
 // Calibration constants: sustained fractions of peak and fixed costs. They live in the hardware
 // file with their provenance and apply to every run on that hardware alike.
 struct Calibration {
@@ -51,6 +55,9 @@ struct Calibration {
   // GPUs run collectives on SMs: compute is slowed by this factor while a collective runs
   // (1.0 = no slowdown, Trainium's dedicated collective cores).
   double comm_compute_slowdown = 1.0;
+  // The attention kernel of the software stack the constants above were measured with; an
+  // experiment's training.attention overrides it.
+  AttentionKernel attention_kernel = AttentionKernel::Flash;
   std::string source;
 };
 

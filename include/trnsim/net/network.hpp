@@ -71,6 +71,8 @@ class Network final : private FlowListener {
 
   // Closed-form time of `c` alone on the network (the analytic model, whatever this network's model).
   sim::Time estimate(const Collective& c) { return analytic_.estimate(c); }
+  // The same, memoized per distinct (op, algorithm, bytes, ranks): for callers that ask often.
+  sim::Time expected(const Collective& c);
   Algorithm choose(const Collective& c) { return analytic_.choose(c); }
   Schedule schedule(const Collective& c);
 
@@ -144,6 +146,7 @@ class Network final : private FlowListener {
   FlowSolver solver_;
   FlowSolver isolated_;  // computes FlowShapes: one call alone, then empty again
   CollectiveCache<FlowShape> collective_shapes_, transfer_shapes_;
+  CollectiveCache<sim::Time> expected_;  // expected(): closed-form times already computed
   std::vector<std::int32_t> holder_;  // per link: the fast-path slot holding it, or -1
   std::vector<std::int32_t> claims_;  // per link: coarse calls and transfers using it
   std::vector<double> fast_bytes_, fast_busy_;  // per link, credited by the fast path

@@ -23,6 +23,12 @@ class Communicator {
   // at now(); runs `done` once, from an engine event, when all of them have arrived.
   virtual void start_transfer(std::int32_t src, std::int32_t dst, double bytes,
                               std::span<const RankPair> replicas, sim::InlineHandler done) = 0;
+  // The time `c` is expected to take alone on the network (closed form), for estimating the rate
+  // at which its DMA traffic uses HBM while it runs; 0 = unknown (no HBM sharing is modelled).
+  virtual double expected_seconds(const workload::Collective& c) {
+    (void)c;
+    return 0;
+  }
 };
 
 }  // namespace trnsim::replay

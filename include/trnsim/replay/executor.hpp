@@ -5,6 +5,12 @@
 // the network when every simulated member task (same Task::call) has reached it; its members hold their streams until it
 // ends. Compute tasks take the cost model's time, stretched by `comm_compute_slowdown` when the
 // rank has a collective or transfer on the network at the task's start (GPUs run NCCL on SMs).
+// Trainium runs collectives on dedicated cores, but their DMA traffic shares the chip's HBM: a
+// compute task that starts while the rank's collectives move D bytes/s through HBM is priced
+// with (1 - D / H) of the rank's HBM bandwidth H (see HbmSharing). Both effects are taken at the
+// task's start and held for its duration.
+#include <cstdint>
+#include <functional>
 #include <span>
 
 #include "trnsim/replay/communicator.hpp"
@@ -14,9 +20,24 @@
 
 namespace trnsim::replay {
 
+// D for one collective member: every byte a rank sends is read from HBM and every byte it
+// receives is written there (a ring or halving-doubling rank receives what it sends), and a
+// reducing collective (all-reduce, reduce-scatter) also reads its local operand once:
+// HBM bytes = (2 x bus factor + r) x size, r = (n-1)/n when reducing, else 0, spread over the
+// collective's expected (closed-form) time.
+struct HbmSharing {
+  double rank_hbm_bytes_per_s = 0;  // H: the rank's sustained HBM bandwidth; 0 = not modelled
+  // Duration of StepGraph::works[work] when compute keeps `share` (0, 1] of H.
+  std::function<double(std::uint32_t work, double share)> task_seconds;
+};
+
 struct ExecutorOptions {
   double comm_compute_slowdown = 1.0;  // hw::Calibration::comm_compute_slowdown
+  HbmSharing hbm_sharing;
 };
+
+// HBM bytes one member of `op` over `ranks` ranks moves for a collective of `bytes` (HbmSharing).
+double collective_hbm_bytes(workload::CollectiveOp op, int ranks, double bytes);
 
 // Contract: simulates `graph` from the engine's now() until no task is left; work_seconds[i] is
 // the duration of StepGraph::works[i] on one rank (cost::ComputeModel, or a trace's measurement).

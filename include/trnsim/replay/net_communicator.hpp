@@ -18,6 +18,7 @@ class NetCommunicator final : public Communicator {
   void start_collective(const workload::Collective& c, sim::InlineHandler done) override;
   void start_transfer(std::int32_t src, std::int32_t dst, double bytes, std::span<const RankPair> replicas,
                       sim::InlineHandler done) override;
+  double expected_seconds(const workload::Collective& c) override;
 
  private:
   // A call waiting for `remaining` network operations; slots are reused through free_.

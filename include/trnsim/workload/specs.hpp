@@ -57,6 +57,7 @@ struct TrainingSpec {
   Precision precision = Precision::Bf16;
   Optimizer optimizer = Optimizer::AdamW;
   double gradient_bucket_bytes = 25e6;       // DP all-reduce bucket (PyTorch DDP's default 25 MB)
+  std::optional<hw::AttentionKernel> attention;  // unset: the hardware preset's calibration
 };
 
 enum class PipelineSchedule : std::uint8_t { GPipe, OneFOneB, Interleaved };

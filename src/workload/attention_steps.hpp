@@ -1,0 +1,17 @@
+#pragma once
+// The attention core of one layer (scores, softmax, dropout, weighted values) in the two
+// implementations a training stack uses: flash-style (the s x s scores stay on chip) and
+// materialized (the scores make round trips through HBM between separate kernels).
+// Internal to the workload layer.
+#include "step_emitter.hpp"
+
+namespace trnsim::workload::steps {
+
+// Forward of the attention core of one micro-batch on one TP rank. Under the flash kernel the
+// probabilities are never stored; under the materialized one they are written to HBM (and kept
+// for the backward pass when nothing is recomputed).
+void attention_forward(const StepContext& c, Emitter& em);
+// Backward of the attention core; its forward (recomputed or stored) precedes it.
+void attention_backward(const StepContext& c, Emitter& em);
+
+}  // namespace trnsim::workload::steps

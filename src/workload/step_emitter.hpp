@@ -1,0 +1,117 @@
+#pragma once
+// Building blocks of the step builders (layer_steps.cpp, attention_steps.cpp): kernel constructors
+// and the Emitter that appends kernels and tensor-parallel collectives to a step list.
+// Internal to the workload layer.
+#include <utility>
+
+#include "layer_steps.hpp"
+
+namespace trnsim::workload::steps {
+
+using cost::CausalDim;
+using cost::Kernel;
+using cost::OpClass;
+
+inline double dbl(std::int64_t v) { return static_cast<double>(v); }
+
+inline Kernel matmul(const char* name, OpClass op, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+              double e) {
+  Kernel kr;
+  kr.name = name;
+  kr.op = op;
+  kr.m = m;
+  kr.n = n;
+  kr.k = k;
+  kr.batch = batch;
+  // Each operand read once and the result written once: activations do not stay in SBUF across kernels.
+  kr.hbm_bytes = e * dbl(batch) * (dbl(m) * dbl(k) + dbl(k) * dbl(n) + dbl(m) * dbl(n));
+  kr.flops = 2.0 * dbl(m) * dbl(n) * dbl(k) * dbl(batch);
+  return kr;
+}
+
+inline Kernel elementwise(const char* name, OpClass op, double vector, double scalar, double hbm) {
+  Kernel kr;
+  kr.name = name;
+  kr.op = op;
+  kr.vector_elements = vector;
+  kr.scalar_elements = scalar;
+  kr.hbm_bytes = hbm;
+  return kr;
+}
+
+class Emitter {
+ public:
+  Emitter(const StepContext& c, std::int32_t layer, Category cat, Steps& out)
+      : c_(c), layer_(layer), cat_(cat), out_(out) {}
+  void kernel(Kernel k) {
+    Step s;
+    s.kind = Step::Kind::Kernel;
+    s.category = cat_;
+    s.layer = layer_;
+    s.kernel = std::move(k);
+    out_.push_back(std::move(s));
+  }
+  void collective(CollectiveOp op, double bytes) {
+    Step s;
+    s.kind = c_.d.tp == 1 ? Step::Kind::Cut : Step::Kind::TpCollective;
+    s.category = cat_;
+    s.layer = layer_;
+    s.op = op;
+    s.bytes = bytes;
+    out_.push_back(std::move(s));
+  }
+  // Megatron f/g operators around a tensor-parallel region, on a full-sequence activation of
+  // T*h elements: entering the region all-gathers it under sequence parallelism (identity without),
+  // leaving it reduce-scatters it (all-reduce without).
+  void enter_region() {
+    if (c_.sequence_parallel) collective(CollectiveOp::AllGather, full_activation());
+  }
+  // The cross-entropy all-reduce: no task boundary of its own at tp = 1.
+  void loss_collective(double bytes) {
+    if (c_.d.tp > 1) collective(CollectiveOp::AllReduce, bytes);
+  }
+  void leave_region() {
+    collective(c_.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, full_activation());
+  }
+  // Backward of enter_region: reduce-scatter (SP) or all-reduce of the input gradient.
+  void enter_region_backward() { leave_region(); }
+  // Backward of leave_region: all-gather of the output gradient (SP), identity without. Under
+  // SP the region's input is stored sharded and gathered again here for the weight gradients
+  // (Korthikanti et al. 2022, section 4.2.2): one all-gather call of both tensors.
+  void leave_region_backward(int tensors) {
+    if (c_.sequence_parallel) collective(CollectiveOp::AllGather, tensors * full_activation());
+  }
+  double full_activation() const { return dbl(c_.tokens()) * dbl(c_.d.hidden) * c_.act_bytes; }
+
+ private:
+  const StepContext& c_;
+  std::int32_t layer_;
+  Category cat_;
+  Steps& out_;
+};
+
+// Tokens a norm, residual or dropout touches on this rank: the sequence is sharded under SP.
+inline double local_tokens(const StepContext& c) {
+  return c.sequence_parallel ? dbl(c.tokens()) / dbl(c.d.tp) : dbl(c.tokens());
+}
+
+// Norm: LayerNorm 6 vector ops per element (sum, square-sum, subtract, scale, gain, bias),
+// RMSNorm 4 (square-sum, scale, gain, and the reduction add); one rsqrt per token on the scalar
+// engine. Backward: twice the forward count plus the residual-gradient add.
+inline Kernel norm(const StepContext& c, const char* name, bool backward) {
+  const double n = local_tokens(c) * dbl(c.d.hidden);
+  const double ops = c.d.rmsnorm ? 4 : 6;
+  const double e = c.act_bytes;
+  if (!backward) return elementwise(name, OpClass::Norm, ops * n, local_tokens(c), 2 * e * n);
+  return elementwise(name, OpClass::Norm, (2 * ops + 1) * n, local_tokens(c), 4 * e * n);
+}
+
+// Residual add (+ dropout: mask multiply and a 1-byte mask written).
+inline Kernel residual(const StepContext& c, const char* name) {
+  const double n = local_tokens(c) * dbl(c.d.hidden);
+  const double e = c.act_bytes;
+  return elementwise(name, OpClass::Elementwise, c.d.dropout ? 2 * n : n, 0,
+                     3 * e * n + (c.d.dropout ? n : 0));
+}
+
+}  // namespace trnsim::workload::steps
