@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 #include <span>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -162,9 +163,13 @@ void compute_rules(const StepReport& r, std::vector<Finding>& out) {
   if (step > 0 && compute >= kComputeBoundShare * step) {
     const OpClass top = largest(r.op_seconds, kAllClasses);
     const double beyond = std::max(0.0, compute - r.ideal_compute_s - other_excess - dense_excess);
+    // The three op classes with the most seconds (class order on ties).
+    std::vector<OpClass> order(kAllClasses.begin(), kAllClasses.end());
+    std::stable_sort(order.begin(), order.end(),
+                     [&r](OpClass a, OpClass b) { return op(r.op_seconds, a) > op(r.op_seconds, b); });
     std::string classes;
-    for (const OpClass c : kAllClasses) {
-      if (op(r.op_seconds, c) > 0) classes += fmt::format("{}{} {:.4g} s", classes.empty() ? "" : ", ", op_class_name(c), op(r.op_seconds, c));
+    for (std::size_t i = 0; i < 3 && i < order.size(); ++i) {
+      classes += fmt::format("{}{} {:.4g} s", i == 0 ? "" : ", ", op_class_name(order[i]), op(r.op_seconds, order[i]));
     }
     out.push_back({"compute_bound",
                    fmt::format("the bottleneck rank computes for {:.4g} s, {:.1f} % of the step, mostly {} ({}); at "
