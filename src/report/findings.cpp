@@ -54,16 +54,20 @@ void exposed_communication(const StepReport& r, std::vector<Finding>& out) {
   const auto& p = r.plan;
   const double step = r.step_time_s;
   const double tp = part(r, Part::ExposedTp);
+  const std::int64_t per_instance = r.instances > 0 ? r.ranks / r.instances : r.ranks;
   out.push_back({"exposed_tp_comm",
                  fmt::format("the bottleneck rank waits {:.4g} s ({:.1f} % of the step) on tensor-parallel "
                              "collectives with its compute idle (tp = {}, sequence parallel {})",
                              tp, pct(tp, step), p.tp, p.sequence_parallel ? "on" : "off"),
                  tp,
-                 fmt::format("{}keep each TP group on NeuronLink inside one instance, or lower parallelism.tp "
-                             "(now {}) in favour of pp or dp",
+                 fmt::format("{}{}lower parallelism.tp (now {}) in favour of pp or dp, or a larger "
+                             "training.micro_batch (longer compute per collective)",
                              p.sequence_parallel || p.tp == 1
                                  ? ""
                                  : "set parallelism.sequence_parallel=true (reduce-scatter + all-gather), ",
+                             p.tp > per_instance
+                                 ? fmt::format("keep each TP group inside one instance (tp <= {} ranks), ", per_instance)
+                                 : std::string(),
                              p.tp)});
   const double pp = part(r, Part::ExposedPp);
   out.push_back({"pipeline_send_recv",
@@ -179,7 +183,7 @@ void compute_rules(const StepReport& r, std::vector<Finding>& out) {
                    beyond,
                    top == OpClass::Matmul
                        ? "more chips (dp) shorten it; matmul dimensions (hidden / tp, ffn / tp) in multiples of "
-                         "128 fill the tensor engine's tiles; fp8 doubles its rate where the chip supports it"
+                         "128 fill the tensor engine's tiles; training.dtype=fp8 where the chip's fp8 peak is higher"
                        : fmt::format("{} dominates: shorter sequences (training.seq_len) or more tp/cp split it; "
                                      "more chips (dp) shorten the step",
                                      op_class_name(top))});
