@@ -41,7 +41,7 @@ Predecessors predecessors(const StepGraph& g) {
   p.begin.assign(g.tasks.size() + 1, 0);
   for (const TaskId s : g.successors) ++p.begin[s + 1];
   for (std::size_t t = 0; t < g.tasks.size(); ++t) p.begin[t + 1] += p.begin[t];
-  p.ids.resize(g.successors.size());
+  p.ids.assign(g.successors.size(), 0);
   std::vector<std::uint32_t> fill(p.begin.begin(), p.begin.end() - 1);
   for (TaskId t = 0; t < g.tasks.size(); ++t) {
     for (std::uint32_t i = g.tasks[t].succ_begin; i < g.tasks[t].succ_end; ++i) {
