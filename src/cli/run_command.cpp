@@ -14,6 +14,7 @@
 #include "trnsim/net/collective.hpp"
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/report/chrome_trace.hpp"
+#include "trnsim/report/csv_report.hpp"
 #include "trnsim/report/step_report.hpp"
 
 namespace trnsim::cli {
@@ -27,6 +28,7 @@ struct RunOptions {
   std::string json_path;
   std::string trace_path, trace_ranks;
   bool trace_ranks_given = false;
+  std::string csv_path;
   bool dry_run = false;
   bool strict = false;
 };
@@ -77,6 +79,7 @@ int run(const RunOptions& o) {
   // Files first: a run that cannot write what was asked for fails before printing results.
   if (!o.json_path.empty()) write_file(o.json_path, report::to_json(rep, ex.resolved).dump(2) + "\n");
   if (!o.trace_path.empty()) write_trace(o, trace, input, step);
+  if (!o.csv_path.empty()) report::append_csv(o.csv_path, rep, {o.experiment, ex.id.empty() ? ex.name : ex.id});
   fmt::print("{}", report::format_text(rep));
   const bool oom = std::any_of(rep.memory.begin(), rep.memory.end(), [](const auto& m) { return !m.fits(); });
   return o.strict && oom ? 1 : 0;
@@ -100,6 +103,8 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Ranks to trace, e.g. 0-7,128 (default: one rank per pipeline stage; a rank that was not "
                   "simulated is shown as its stage's representative)")
       ->needs(trace);
+  cmd->add_option("--csv", options->csv_path,
+                  "Append one row of headline figures to this CSV file (header written when the file is new)");
   cmd->add_flag("--strict", options->strict, "Exit 1 when a rank runs out of memory");
   cmd->add_flag("--dry-run", options->dry_run, "Print the resolved experiment as JSON and stop");
   cmd->callback([&action, options, cmd] {

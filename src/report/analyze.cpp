@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "trnsim/report/findings.hpp"
 #include "trnsim/report/step_report.hpp"
 #include "trnsim/workload/flops.hpp"
 
@@ -30,6 +31,80 @@ std::string_view op_class_name(cost::OpClass c) {
   }
   return "?";
 }
+
+std::string_view schedule_name(workload::PipelineSchedule s) {
+  switch (s) {
+    case workload::PipelineSchedule::GPipe: return "gpipe";
+    case workload::PipelineSchedule::OneFOneB: return "1f1b";
+    case workload::PipelineSchedule::Interleaved: return "1f1b-interleaved";
+  }
+  return "?";
+}
+
+std::string_view recompute_name(workload::Recompute r) {
+  switch (r) {
+    case workload::Recompute::None: return "none";
+    case workload::Recompute::Selective: return "selective";
+    case workload::Recompute::Full: return "full";
+  }
+  return "?";
+}
+
+namespace {
+
+// Compute seconds per pipeline stage over the step: the busiest simulated rank of each stage.
+std::vector<double> stage_compute(const replay::StepRun& run) {
+  const auto& ranks = run.graph.simulated_ranks;
+  std::vector<double> per_rank(ranks.size(), 0);
+  std::vector<std::int32_t> rank_stage(ranks.size(), 0);
+  std::int32_t stages = 0;
+  for (std::size_t t = 0; t < run.graph.tasks.size(); ++t) {
+    const auto& task = run.graph.tasks[t];
+    const auto slot = static_cast<std::size_t>(std::lower_bound(ranks.begin(), ranks.end(), task.rank) - ranks.begin());
+    rank_stage[slot] = task.stage;
+    stages = std::max(stages, task.stage + 1);
+    if (task.kind != workload::TaskKind::Compute) continue;
+    const auto& span = run.timeline.spans[t];
+    per_rank[slot] += (span.end - span.active).to_seconds();
+  }
+  std::vector<double> out(static_cast<std::size_t>(stages), 0);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    double& s = out[static_cast<std::size_t>(rank_stage[i])];
+    s = std::max(s, per_rank[i]);
+  }
+  return out;
+}
+
+// HBM-bound kernels of the bottleneck rank and its ideal compute time (StepReport fields). Each
+// Work is priced once and weighted by the number of the rank's tasks that run it; works with a
+// measured time (traces) have no kernel split and are left out.
+void hbm_bound_kernels(const replay::StepRun& run, const cost::ComputeModel& compute, StepReport& r) {
+  std::vector<std::int64_t> uses(run.graph.works.size(), 0);
+  for (const auto& task : run.graph.tasks) {
+    if (task.rank == r.breakdown.rank && task.kind == workload::TaskKind::Compute) ++uses[task.index];
+  }
+  const double peak = compute.tensor_peak_flops();
+  constexpr auto kHbm = static_cast<std::size_t>(cost::Engine::Hbm);
+  for (std::size_t w = 0; w < uses.size(); ++w) {
+    const workload::Work& work = run.graph.works[w];
+    if (uses[w] == 0 || work.measured_s >= 0) continue;
+    const auto n = static_cast<double>(uses[w]);
+    if (peak > 0) r.ideal_compute_s += n * run.work_costs[w].flops / peak;
+    for (const cost::Kernel& k : work.kernels) {
+      const cost::KernelCost c = compute.cost(k);
+      double others = 0;
+      for (std::size_t e = 0; e < c.engine.size(); ++e) {
+        if (e != kHbm) others = std::max(others, c.engine[e]);
+      }
+      if (c.engine[kHbm] <= others) continue;
+      const auto op = static_cast<std::size_t>(k.op);
+      r.hbm_bound_s[op] += n * c.seconds;
+      r.hbm_excess_s[op] += n * (c.engine[kHbm] - others);
+    }
+  }
+}
+
+}  // namespace
 
 StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
   StepReport r;
@@ -69,10 +144,13 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
   }
 
   for (const auto& stage : run.memory.stages) r.memory.push_back({stage, run.rank_memory_capacity});
-  for (const std::string& m : workload::memory_findings(run.memory, run.rank_memory_capacity)) {
-    r.findings.push_back({"out_of_memory", m});
-  }
-  for (const std::string& m : run.graph.findings) r.findings.push_back({"layout", m});
+  r.stage_compute_s = stage_compute(run);
+  const cost::ComputeModel compute(input.cluster.instance.chip, input.cluster.instance.calibration, dtype,
+                                   run.physical_cores_per_rank);
+  hbm_bound_kernels(run, compute, r);
+  r.critical_path = critical_path(run.graph, run.timeline);
+  r.links = link_utilisation(run.links, r.step_time_s);
+  r.findings = find_bottlenecks(r, run.graph.findings);
   r.choices = run.resolved.choices;
 
   r.ranks = run.ranks;

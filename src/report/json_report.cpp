@@ -4,8 +4,71 @@
 
 namespace trnsim::report {
 
+namespace {
+
+using nlohmann::json;
+
+// The experiment as it ran: the fields the file left null ("not published") or out get the
+// values the resolved plan chose (ResolvedPlan::choices says why); set fields already agree.
+json with_plan(json experiment, const workload::Plan& p) {
+  if (!experiment.is_object()) return experiment;
+  experiment["training"]["micro_batch"] = p.micro_batch;
+  json& par = experiment["parallelism"];
+  par["sequence_parallel"] = p.sequence_parallel;
+  par["zero"] = p.zero;
+  par["schedule"] = schedule_name(p.schedule);
+  par["virtual_stages"] = p.virtual_stages;
+  par["recompute"] = recompute_name(p.recompute);
+  return experiment;
+}
+
+json critical_path_json(const CriticalPath& c) {
+  json seconds = json::object();
+  for (int i = 0; i < kPathCategoryCount; ++i) {
+    seconds[std::string(path_category_name(static_cast<PathCategory>(i)))] = c.seconds[static_cast<std::size_t>(i)];
+  }
+  json ranks = json::array();
+  for (const auto& r : c.by_rank) ranks.push_back({{"rank", r.rank}, {"stage", r.stage}, {"seconds", r.seconds}});
+  json top = json::array();
+  for (const auto& t : c.top) {
+    top.push_back({{"name", t.name},
+                   {"category", path_category_name(t.category)},
+                   {"seconds", t.seconds},
+                   {"count", t.count}});
+  }
+  return {{"length_s", c.length_s},
+          {"segments", c.segments.size()},
+          {"seconds", seconds},
+          {"by_rank", ranks},
+          {"top", top}};
+}
+
+json links_json(const LinkUtilisation& u) {
+  json kinds = json::array();
+  for (const auto& k : u.kinds) {
+    kinds.push_back({{"kind", net::to_string(k.kind)},
+                     {"links", k.links},
+                     {"bytes", k.bytes},
+                     {"mean_busy_fraction", k.mean_busy_fraction},
+                     {"max_busy_fraction", k.max_busy_fraction}});
+  }
+  json top = json::array();
+  for (const auto& l : u.top) {
+    top.push_back({{"id", l.id},
+                   {"kind", net::to_string(l.kind)},
+                   {"src", l.src},
+                   {"dst", l.dst},
+                   {"bandwidth_Bps", l.bandwidth},
+                   {"bytes", l.bytes},
+                   {"busy_s", l.busy_s},
+                   {"busy_fraction", l.busy_fraction}});
+  }
+  return {{"by_kind", kinds}, {"top", top}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const StepReport& r, const nlohmann::json& experiment) {
-  using nlohmann::json;
   json results = {
       {"step_time_s", r.step_time_s},
       {"sequences_per_s", r.sequences_per_s},
@@ -49,15 +112,29 @@ nlohmann::json to_json(const StepReport& r, const nlohmann::json& experiment) {
                       {"fits", m.fits()}});
   }
   json findings = json::array();
-  for (const auto& f : r.findings) findings.push_back({{"rule", f.rule}, {"message", f.message}});
+  for (const auto& f : r.findings) {
+    findings.push_back({{"rule", f.rule}, {"seconds", f.seconds}, {"evidence", f.message}, {"suggestion", f.suggestion}});
+  }
+  json stage_compute = r.stage_compute_s;
+  json hbm_bound = json::object();
+  for (int o = 0; o < cost::kOpClassCount; ++o) {
+    const auto i = static_cast<std::size_t>(o);
+    hbm_bound[std::string(op_class_name(static_cast<cost::OpClass>(o)))] = {{"seconds", r.hbm_bound_s[i]},
+                                                                           {"excess_s", r.hbm_excess_s[i]}};
+  }
   return {
       {"schema_version", kReportSchemaVersion},
-      {"experiment", experiment},
+      {"experiment", with_plan(experiment, r.plan)},
       {"results", results},
       {"breakdown", {{"rank", r.breakdown.rank}, {"stage", r.bottleneck_stage}, {"seconds", parts}}},
       {"engine_busy_s", engines},
       {"op_class_s", ops},
       {"memory", memory},
+      {"stage_compute_s", stage_compute},
+      {"hbm_bound_s", hbm_bound},
+      {"ideal_compute_s", r.ideal_compute_s},
+      {"critical_path", critical_path_json(r.critical_path)},
+      {"links", links_json(r.links)},
       {"findings", findings},
       {"choices", r.choices},
   };

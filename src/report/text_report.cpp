@@ -1,4 +1,5 @@
-// The terminal summary of one step: what ran, the headline figures, the breakdown, memory, findings.
+// The terminal summary of one step: what ran, the headline figures, the breakdown, memory, the
+// ranked findings with their suggestions, the critical path and the busiest links.
 #include <fmt/core.h>
 
 #include "trnsim/report/step_report.hpp"
@@ -7,24 +8,6 @@ namespace trnsim::report {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-std::string_view schedule_name(workload::PipelineSchedule s) {
-  switch (s) {
-    case workload::PipelineSchedule::GPipe: return "gpipe";
-    case workload::PipelineSchedule::OneFOneB: return "1f1b";
-    case workload::PipelineSchedule::Interleaved: return "1f1b-interleaved";
-  }
-  return "?";
-}
-
-std::string_view recompute_name(workload::Recompute r) {
-  switch (r) {
-    case workload::Recompute::None: return "none";
-    case workload::Recompute::Selective: return "selective";
-    case workload::Recompute::Full: return "full";
-  }
-  return "?";
-}
 
 }  // namespace
 
@@ -73,10 +56,50 @@ std::string format_text(const StepReport& r) {
                      s.embedding_logits / kGiB, s.workspace / kGiB, s.total() / kGiB, m.capacity / kGiB,
                      m.fits() ? "" : "  OUT OF MEMORY"));
   }
-  if (!r.findings.empty()) {
+  line("");
+  line("findings, ranked by the step time they cost");
+  if (r.findings.empty()) line("  none");
+  for (std::size_t i = 0; i < r.findings.size(); ++i) {
+    const auto& f = r.findings[i];
+    line(fmt::format("  {}. [{}] {}", i + 1, f.rule,
+                     f.seconds > 0 ? fmt::format("{:.4g} s ({:.1f} % of the step)", f.seconds,
+                                                 r.step_time_s > 0 ? 100 * f.seconds / r.step_time_s : 0.0)
+                                   : std::string(f.rule == "out_of_memory" ? "blocks the run" : "")));
+    line(fmt::format("     {}", f.message));
+    line(fmt::format("     -> {}", f.suggestion));
+  }
+  const auto& cp = r.critical_path;
+  line("");
+  line(fmt::format("critical path: {} segments, {:.4f} s (= the step time)", cp.segments.size(), cp.length_s));
+  std::string categories = " ";
+  for (int i = 0; i < kPathCategoryCount; ++i) {
+    const double s = cp.seconds[static_cast<std::size_t>(i)];
+    if (s > 0) categories += fmt::format(" {} {:.1f} %", path_category_name(static_cast<PathCategory>(i)),
+                                         cp.length_s > 0 ? 100 * s / cp.length_s : 0.0);
+  }
+  line(categories);
+  std::string ranks = "  by stage:";
+  for (const auto& rp : cp.by_rank) {
+    ranks += fmt::format(" {}: {:.1f} %", rp.stage, cp.length_s > 0 ? 100 * rp.seconds / cp.length_s : 0.0);
+  }
+  line(ranks);
+  for (std::size_t i = 0; i < cp.top.size() && i < 5; ++i) {
+    const auto& t = cp.top[i];
+    line(fmt::format("  {:<28} {:>10.4f} s {:>6.1f} %  x{}", t.name, t.seconds,
+                     cp.length_s > 0 ? 100 * t.seconds / cp.length_s : 0.0, t.count));
+  }
+  if (!r.links.kinds.empty()) {
     line("");
-    line("findings");
-    for (const auto& f : r.findings) line(fmt::format("  [{}] {}", f.rule, f.message));
+    line("link utilisation (busy time over the step time)");
+    for (const auto& k : r.links.kinds) {
+      line(fmt::format("  {:<14} {:>6} links {:>12.4g} GB   mean {:>5.1f} %  max {:>5.1f} %", net::to_string(k.kind),
+                       k.links, k.bytes / 1e9, 100 * k.mean_busy_fraction, 100 * k.max_busy_fraction));
+    }
+    for (std::size_t i = 0; i < r.links.top.size() && i < 3; ++i) {
+      const auto& l = r.links.top[i];
+      line(fmt::format("  busiest: {} {} -> {} {:.1f} % busy, {:.4g} GB at {:.1f} GB/s", net::to_string(l.kind),
+                       l.src, l.dst, 100 * l.busy_fraction, l.bytes / 1e9, l.bandwidth / 1e9));
+    }
   }
   if (!r.choices.empty()) {
     line("");

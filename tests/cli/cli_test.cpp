@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "run_cli.hpp"
+#include "trnsim/report/step_report.hpp"
 #include <nlohmann/json.hpp>
 
 using namespace trnsim::test;
@@ -86,7 +87,7 @@ TEST_CASE("cli: run writes a JSON report whose breakdown adds up to the step tim
   fs::remove(b);
   CHECK(ja == jb);  // determinism: byte-identical reports
   const auto j = nlohmann::json::parse(ja);
-  CHECK(j["schema_version"] == 1);
+  CHECK(j["schema_version"] == trnsim::report::kReportSchemaVersion);
   CHECK(j["experiment"]["model"]["name"] == "tiny-decoder");
   double sum = 0;
   for (const auto& [part, seconds] : j["breakdown"]["seconds"].items()) sum += seconds.get<double>();

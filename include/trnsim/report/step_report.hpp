@@ -11,12 +11,17 @@
 #include "trnsim/cost/compute_model.hpp"
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/report/breakdown.hpp"
+#include "trnsim/report/critical_path.hpp"
+#include "trnsim/report/link_utilisation.hpp"
 
 namespace trnsim::report {
 
+// A finding (rules in report/findings.hpp): what holds the step back, with this run's figures.
 struct Finding {
-  std::string rule;     // "out_of_memory", "tp_spans_instances", ...
-  std::string message;  // with this run's figures
+  std::string rule;        // "out_of_memory", "tp_spans_instances", "pipeline_bubble", ...
+  std::string message;     // the evidence, with this run's figures
+  double seconds = 0;      // step time it costs; 0 where it blocks the run or another finding counts its time
+  std::string suggestion;  // the knob that moves it
 };
 
 struct StageMemoryReport {
@@ -52,7 +57,17 @@ struct StepReport {
   std::array<double, cost::kEngineCount> engine_busy{};
   std::array<double, cost::kOpClassCount> op_seconds{};
   std::vector<StageMemoryReport> memory;  // per pipeline stage
-  std::vector<Finding> findings;
+  // Compute seconds of each pipeline stage over the step (its busiest simulated rank).
+  std::vector<double> stage_compute_s;
+  // The bottleneck rank's kernels whose HBM time is their largest engine time, by op class:
+  // their kernel seconds, and the part of it beyond their next busiest engine (what a faster HBM
+  // would save). ideal_compute_s: the rank's tensor-engine FLOPs at its full-tile peak.
+  std::array<double, cost::kOpClassCount> hbm_bound_s{};
+  std::array<double, cost::kOpClassCount> hbm_excess_s{};
+  double ideal_compute_s = 0;
+  CriticalPath critical_path;
+  LinkUtilisation links;
+  std::vector<Finding> findings;          // ranked: out of memory first, then by seconds
   std::vector<std::string> choices;       // how unset ("not published") fields were chosen
   int ranks = 0;
   int simulated_ranks = 0;
@@ -68,9 +83,14 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run);
 std::string format_text(const StepReport& report);
 // `experiment`: the fully resolved experiment (config::Experiment::resolved).
 nlohmann::json to_json(const StepReport& report, const nlohmann::json& experiment);
-inline constexpr int kReportSchemaVersion = 1;
+// 2: findings carry seconds, evidence and suggestion; critical_path, links, stage_compute_s and
+// hbm_bound_s added; the embedded experiment carries the resolved plan's choices.
+inline constexpr int kReportSchemaVersion = 2;
 
 std::string_view engine_name(cost::Engine e);   // "tensor", "vector", "scalar", "hbm"
 std::string_view op_class_name(cost::OpClass c);  // "matmul", "attention", ...
+// Spellings of the experiment file: "gpipe", "1f1b", "1f1b-interleaved"; "none", "selective", "full".
+std::string_view schedule_name(workload::PipelineSchedule s);
+std::string_view recompute_name(workload::Recompute r);
 
 }  // namespace trnsim::report

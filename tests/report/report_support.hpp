@@ -1,0 +1,62 @@
+#pragma once
+// Helpers for report tests: an experiment in memory (or a bundled example), simulated and analysed
+// through the same path as `trnsim run`.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trnsim/config/experiment.hpp"
+#include "trnsim/net/collective.hpp"
+#include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/report/step_report.hpp"
+
+namespace trnsim::test {
+
+struct AnalysedRun {
+  config::Experiment experiment;
+  replay::StepInput input;
+  replay::StepRun run;
+  report::StepReport report;
+};
+
+inline AnalysedRun analyse(config::Experiment ex) {
+  AnalysedRun a;
+  a.input.cluster = ex.cluster;
+  a.input.model = ex.model;
+  a.input.training = ex.training;
+  a.input.parallelism = ex.parallelism;
+  a.input.network = ex.network.model == config::NetworkModelKind::Flow ? net::NetworkModel::Flow
+                                                                       : net::NetworkModel::Analytic;
+  a.input.algorithm = net::parse_algorithm(ex.network.algorithm);
+  a.run = replay::simulate_step(a.input);
+  a.report = report::analyze(a.input, a.run);
+  a.experiment = std::move(ex);
+  return a;
+}
+
+inline AnalysedRun analyse_json(const nlohmann::json& doc, const std::vector<std::string>& overrides = {}) {
+  return analyse(config::parse_experiment(doc, "mem.json", overrides));
+}
+
+inline AnalysedRun analyse_file(const std::string& relative, const std::vector<std::string>& overrides = {}) {
+  return analyse(config::load_experiment(std::string(TRNSIM_TEST_SOURCE_DIR) + "/" + relative, overrides));
+}
+
+// A decoder of `layers` x hidden 1024 (16 heads, ffn 4096, vocabulary 1024: a small head, so
+// every pipeline stage computes about the same) on `instances` trn1.32xlarge.
+inline nlohmann::json small_decoder(int instances, int layers, int tp, int pp, int dp, int global_batch) {
+  nlohmann::json doc = {
+      {"name", "small-decoder"},
+      {"cluster", {{"instance", "trn1.32xlarge"}, {"count", instances}}},
+      {"model",
+       {{"name", "small"}, {"layers", layers}, {"hidden", 1024}, {"heads", 16}, {"kv_heads", 16},
+        {"ffn_hidden", 4096}, {"vocab", 1024}, {"mlp", "gelu"}, {"norm", "layernorm"}}},
+      {"training",
+       {{"seq_len", 1024}, {"global_batch", global_batch}, {"micro_batch", 1}, {"dtype", "bf16"}, {"optimizer", "adamw"}}},
+      {"parallelism", {{"tp", tp}, {"pp", pp}, {"dp", dp}, {"sequence_parallel", false}, {"zero", 0},
+                       {"schedule", "1f1b"}, {"recompute", "none"}}}};
+  return doc;
+}
+
+}  // namespace trnsim::test
