@@ -13,6 +13,7 @@
 #include "trnsim/error.hpp"
 #include "trnsim/net/collective.hpp"
 #include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/report/html_report.hpp"
 #include "trnsim/report/step_report.hpp"
 
 namespace trnsim::cli {
@@ -24,6 +25,7 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::string network;
   std::string json_path;
+  std::string html_path;
   bool dry_run = false;
   bool strict = false;
 };
@@ -60,6 +62,7 @@ int run(const RunOptions& o) {
   const report::StepReport rep = report::analyze(input, step);
   // Files first: a run that cannot write what was asked for fails before printing results.
   if (!o.json_path.empty()) write_file(o.json_path, report::to_json(rep, ex.resolved).dump(2) + "\n");
+  if (!o.html_path.empty()) write_file(o.html_path, report::format_html(input, step, rep));
   fmt::print("{}", report::format_text(rep));
   const bool oom = std::any_of(rep.memory.begin(), rep.memory.end(), [](const auto& m) { return !m.fits(); });
   return o.strict && oom ? 1 : 0;
@@ -77,6 +80,8 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--network", options->network, "Network model: analytic (closed form) or flow (max-min flows)")
       ->check(CLI::IsMember({"analytic", "flow"}));
   cmd->add_option("--json", options->json_path, "Also write the report as JSON to this file");
+  cmd->add_option("--html", options->html_path,
+                  "Also write the report as one self-contained HTML page (charts, pipeline timeline) to this file");
   cmd->add_flag("--strict", options->strict, "Exit 1 when a rank runs out of memory");
   cmd->add_flag("--dry-run", options->dry_run, "Print the resolved experiment as JSON and stop");
   cmd->callback([&action, options] { action = [options] { return run(*options); }; });

@@ -8,24 +8,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::string_view schedule_name(workload::PipelineSchedule s) {
-  switch (s) {
-    case workload::PipelineSchedule::GPipe: return "gpipe";
-    case workload::PipelineSchedule::OneFOneB: return "1f1b";
-    case workload::PipelineSchedule::Interleaved: return "1f1b-interleaved";
-  }
-  return "?";
-}
-
-std::string_view recompute_name(workload::Recompute r) {
-  switch (r) {
-    case workload::Recompute::None: return "none";
-    case workload::Recompute::Selective: return "selective";
-    case workload::Recompute::Full: return "full";
-  }
-  return "?";
-}
-
 }  // namespace
 
 std::string format_text(const StepReport& r) {

@@ -72,5 +72,7 @@ inline constexpr int kReportSchemaVersion = 1;
 
 std::string_view engine_name(cost::Engine e);   // "tensor", "vector", "scalar", "hbm"
 std::string_view op_class_name(cost::OpClass c);  // "matmul", "attention", ...
+std::string_view schedule_name(workload::PipelineSchedule s);  // "gpipe", "1f1b", "1f1b-interleaved"
+std::string_view recompute_name(workload::Recompute r);        // "none", "selective", "full"
 
 }  // namespace trnsim::report
