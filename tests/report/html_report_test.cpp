@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trnsim/config/experiment.hpp"
@@ -76,7 +77,7 @@ struct HandTask {
   workload::Category category;
   double start, end;
 };
-std::string render_hand(const std::vector<HandTask>& tasks) {
+std::string render_hand(const std::vector<HandTask>& tasks, std::vector<report::Finding> findings = {}) {
   replay::StepRun run;
   run.graph.simulated_ranks = {0};
   double step = 0;
@@ -89,6 +90,7 @@ std::string render_hand(const std::vector<HandTask>& tasks) {
   run.timeline.step_time = sim::Time::seconds(step);
   report::StepReport rep;
   rep.step_time_s = step;
+  rep.findings = std::move(findings);
   return report::format_html(replay::StepInput{}, run, rep);
 }
 
@@ -154,4 +156,11 @@ TEST_CASE("html report: Gantt spans become pixel rectangles, sub-pixel ones merg
     CHECK(count(html, R"(fill="#4c78a8")") == 1);
     CHECK(count(html, R"(<rect x="630" y="8" width="500" height="16" fill="#f58518">)") == 1);
   }
+}
+
+TEST_CASE("html report: findings are listed with their rule, escaped") {
+  const std::string html = render_hand({{workload::Category::Forward, 0, 1}},
+                                       {{"out_of_memory", "stage 0 needs 2 GiB > 1 GiB"}, {"layout", "a <b> & c"}});
+  CHECK(count(html, "<li><code>out_of_memory</code> stage 0 needs 2 GiB &gt; 1 GiB</li>") == 1);
+  CHECK(count(html, "<li><code>layout</code> a &lt;b&gt; &amp; c</li>") == 1);
 }
