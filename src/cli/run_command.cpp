@@ -15,6 +15,7 @@
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/report/chrome_trace.hpp"
 #include "trnsim/report/csv_report.hpp"
+#include "trnsim/report/html_report.hpp"
 #include "trnsim/report/step_report.hpp"
 
 namespace trnsim::cli {
@@ -29,6 +30,7 @@ struct RunOptions {
   std::string trace_path, trace_ranks;
   bool trace_ranks_given = false;
   std::string csv_path;
+  std::string html_path;
   bool dry_run = false;
   bool strict = false;
 };
@@ -80,6 +82,7 @@ int run(const RunOptions& o) {
   if (!o.json_path.empty()) write_file(o.json_path, report::to_json(rep, ex.resolved).dump(2) + "\n");
   if (!o.trace_path.empty()) write_trace(o, trace, input, step);
   if (!o.csv_path.empty()) report::append_csv(o.csv_path, rep, {o.experiment, ex.id.empty() ? ex.name : ex.id});
+  if (!o.html_path.empty()) write_file(o.html_path, report::format_html(input, step, rep));
   fmt::print("{}", report::format_text(rep));
   const bool oom = std::any_of(rep.memory.begin(), rep.memory.end(), [](const auto& m) { return !m.fits(); });
   return o.strict && oom ? 1 : 0;
@@ -105,6 +108,8 @@ void add_run_command(CLI::App& app, Action& action) {
       ->needs(trace);
   cmd->add_option("--csv", options->csv_path,
                   "Append one row of headline figures to this CSV file (header written when the file is new)");
+  cmd->add_option("--html", options->html_path,
+                  "Also write the report as one self-contained HTML page (charts, pipeline timeline) to this file");
   cmd->add_flag("--strict", options->strict, "Exit 1 when a rank runs out of memory");
   cmd->add_flag("--dry-run", options->dry_run, "Print the resolved experiment as JSON and stop");
   cmd->callback([&action, options, cmd] {
