@@ -114,6 +114,7 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
   r.instances = input.cluster.instances;
   r.chips = input.cluster.chips();
   r.plan = run.plan;
+  r.attention = run.resolved.training.attention.value_or(hw::AttentionKernel::Flash);
   r.network = input.network == net::NetworkModel::Flow ? "flow" : "analytic";
   const auto& training = run.resolved.training;
   r.seq_len = training.seq_len;

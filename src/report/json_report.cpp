@@ -10,9 +10,10 @@ using nlohmann::json;
 
 // The experiment as it ran: the fields the file left null ("not published") or out get the
 // values the resolved plan chose (ResolvedPlan::choices says why); set fields already agree.
-json with_plan(json experiment, const workload::Plan& p) {
+json with_plan(json experiment, const workload::Plan& p, hw::AttentionKernel attention) {
   if (!experiment.is_object()) return experiment;
   experiment["training"]["micro_batch"] = p.micro_batch;
+  experiment["training"]["attention"] = attention == hw::AttentionKernel::Flash ? "flash" : "materialized";
   json& par = experiment["parallelism"];
   par["sequence_parallel"] = p.sequence_parallel;
   par["zero"] = p.zero;
@@ -124,7 +125,7 @@ nlohmann::json to_json(const StepReport& r, const nlohmann::json& experiment) {
   }
   return {
       {"schema_version", kReportSchemaVersion},
-      {"experiment", with_plan(experiment, r.plan)},
+      {"experiment", with_plan(experiment, r.plan, r.attention)},
       {"results", results},
       {"breakdown", {{"rank", r.breakdown.rank}, {"stage", r.bottleneck_stage}, {"seconds", parts}}},
       {"engine_busy_s", engines},

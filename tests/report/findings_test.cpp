@@ -86,10 +86,11 @@ TEST_CASE("findings: out of memory names the dominant term and comes first") {
     CHECK_THAT(r.findings.front().suggestion, Catch::Contains("parallelism.zero=1"));
   }
   SECTION("activations: attention probabilities without recompute") {
-    // The tiny example at 32768-token sequences, no recompute: each layer keeps the attention
+    // The tiny example at 32768-token sequences, materialized attention, no recompute: each layer keeps the attention
     // probabilities, b a_r s^2 (2 + 1 + 2) bytes = 2 heads x 32768^2 x 5 = 10 GiB per layer and
     // rank, 20 GiB for 2 layers, over the 16 GiB of a core; its 3M parameters weigh nothing.
-    const auto a = test::analyse_file("configs/examples/tiny-trn1.json", {"training.seq_len=32768"});
+    const auto a = test::analyse_file(
+        "configs/examples/tiny-trn1.json", {"training.seq_len=32768", "training.attention=materialized"});
     const auto& r = a.report;
     INFO(rules(r));
     REQUIRE_FALSE(r.findings.empty());

@@ -160,7 +160,7 @@ TEST_CASE("html report: Gantt spans become pixel rectangles, sub-pixel ones merg
 
 TEST_CASE("html report: findings are listed with their rule, escaped") {
   const std::string html = render_hand({{workload::Category::Forward, 0, 1}},
-                                       {{"out_of_memory", "stage 0 needs 2 GiB > 1 GiB"}, {"layout", "a <b> & c"}});
+                                       {{"out_of_memory", "stage 0 needs 2 GiB > 1 GiB", 0, ""}, {"layout", "a <b> & c", 0, ""}});
   CHECK(count(html, "<li><code>out_of_memory</code> stage 0 needs 2 GiB &gt; 1 GiB</li>") == 1);
   CHECK(count(html, "<li><code>layout</code> a &lt;b&gt; &amp; c</li>") == 1);
 }

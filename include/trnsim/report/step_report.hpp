@@ -38,6 +38,7 @@ struct StepReport {
   int instances = 0;
   int chips = 0;
   workload::Plan plan;
+  hw::AttentionKernel attention = hw::AttentionKernel::Flash;  // as resolved for the run
   std::string network;  // "analytic" or "flow"
   std::int64_t seq_len = 0, global_batch = 0;
   double step_time_s = 0;
