@@ -25,7 +25,7 @@ line.grid{stroke:#e4e4e4;stroke-width:1}line.capacity{stroke:#c00;stroke-width:2
 .note{font-size:12px;color:#666;margin:4px 0}
 table{border-collapse:collapse;font-size:13px;margin:6px 0}th,td{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.bad td{color:#c00}.meter{display:inline-block;width:120px;height:9px;background:#eee;vertical-align:middle}.meter span{display:block;height:9px;background:#4c78a8}
-ul.findings li{margin:4px 0;font-size:14px}code{background:#f4f4f4;padding:0 4px;border-radius:3px}
+ul.findings li,ol.findings li{margin:4px 0;font-size:14px}code{background:#f4f4f4;padding:0 4px;border-radius:3px}
 footer{margin-top:30px;font-size:12px;color:#888}
 </style>
 )";
@@ -105,11 +105,35 @@ std::string findings_section(const StepReport& r) {
   if (r.findings.empty()) {
     out += "<p>No findings.</p>\n";
   } else {
-    out += "<ul class=\"findings\">\n";
+    // Ranked by the step time they cost (report/findings.hpp).
+    out += "<ol class=\"findings\">\n";
     for (const auto& f : r.findings) {
-      out += "<li><code>" + escape(f.rule) + "</code> " + escape(f.message) + "</li>\n";
+      out += "<li><code>" + escape(f.rule) + "</code> ";
+      if (f.seconds > 0) {
+        out += "<b>" + escape(fmt::format("{} ({:.1f} % of the step)", html::human_seconds(f.seconds),
+                                          r.step_time_s > 0 ? 100 * f.seconds / r.step_time_s : 0.0)) +
+               "</b> ";
+      }
+      out += escape(f.message);
+      if (!f.suggestion.empty()) out += "<div><i>" + escape(f.suggestion) + "</i></div>";
+      out += "</li>\n";
     }
-    out += "</ul>\n";
+    out += "</ol>\n";
+  }
+  const CriticalPath& cp = r.critical_path;
+  if (cp.length_s > 0) {
+    out += "<h3>Critical path</h3>\n<p>" +
+           escape(fmt::format("{} segments, {} long (the step time); by category:", cp.segments.size(),
+                              html::human_seconds(cp.length_s))) +
+           "</p>\n<table><tr><th>category</th><th>seconds</th><th>%</th></tr>\n";
+    for (int i = 0; i < kPathCategoryCount; ++i) {
+      const double s = cp.seconds[static_cast<std::size_t>(i)];
+      if (!(s > 0)) continue;
+      out += fmt::format("<tr><td>{}</td><td>{:.4g}</td><td>{:.1f}</td></tr>\n",
+                         escape(std::string(path_category_name(static_cast<PathCategory>(i)))), s,
+                         100 * s / cp.length_s);
+    }
+    out += "</table>\n";
   }
   if (!r.choices.empty()) {
     out += "<h3>Unset fields chosen</h3>\n<ul class=\"findings\">\n";

@@ -163,4 +163,5 @@ TEST_CASE("html report: findings are listed with their rule, escaped") {
                                        {{"out_of_memory", "stage 0 needs 2 GiB > 1 GiB", 0, ""}, {"layout", "a <b> & c", 0, ""}});
   CHECK(count(html, "<li><code>out_of_memory</code> stage 0 needs 2 GiB &gt; 1 GiB</li>") == 1);
   CHECK(count(html, "<li><code>layout</code> a &lt;b&gt; &amp; c</li>") == 1);
+  CHECK(count(html, "<ol class=\"findings\">") == 1);
 }
