@@ -36,8 +36,8 @@ void finish(ErrorStats& s) {
 }
 
 std::string stats_line(const ErrorStats& s) {
-  return fmt::format("{} files: mean |error| {:.1f} %, worst {:+.1f} % ({})", s.files, 100 * s.mean_abs_error,
-                     100 * s.worst_error, s.worst_id);
+  return fmt::format("{} file{}: mean |error| {:.1f} %, worst {:+.1f} % ({})", s.files, s.files == 1 ? "" : "s",
+                     100 * s.mean_abs_error, 100 * s.worst_error, s.worst_id);
 }
 
 std::string csv_field(const std::string& text) {
