@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   trnsim::cli::Action action;
   // Subcommands register here, in --help order, once they work.
   trnsim::cli::add_run_command(app, action);
+  trnsim::cli::add_validate_command(app, action);
   trnsim::cli::add_presets_command(app, action);
   trnsim::cli::add_collective_command(app, action);
   trnsim::cli::add_topology_command(app, action);

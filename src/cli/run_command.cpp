@@ -1,7 +1,6 @@
 // trnsim run EXPERIMENT.json: simulate one optimizer step and report it.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,9 +8,9 @@
 #include <fmt/core.h>
 
 #include "command.hpp"
+#include "step_input.hpp"
 #include "trnsim/config/experiment.hpp"
 #include "trnsim/error.hpp"
-#include "trnsim/net/collective.hpp"
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/report/chrome_trace.hpp"
 #include "trnsim/report/csv_report.hpp"
@@ -34,25 +33,6 @@ struct RunOptions {
   bool dry_run = false;
   bool strict = false;
 };
-
-replay::StepInput step_input(const config::Experiment& ex) {
-  replay::StepInput in;
-  in.cluster = ex.cluster;
-  in.model = ex.model;
-  in.training = ex.training;
-  in.parallelism = ex.parallelism;
-  in.network = ex.network.model == config::NetworkModelKind::Flow ? net::NetworkModel::Flow
-                                                                   : net::NetworkModel::Analytic;
-  in.algorithm = net::parse_algorithm(ex.network.algorithm);
-  return in;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(fmt::format("{}: cannot open for writing", path));
-  out << text;
-  if (!out.flush()) throw InputError(fmt::format("{}: write failed", path));
-}
 
 // --trace F: the Chrome trace of the step (README.md, "Open the trace in Perfetto").
 void write_trace(const RunOptions& o, const report::TraceOptions& trace, const replay::StepInput& input,

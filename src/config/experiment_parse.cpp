@@ -100,7 +100,9 @@ NetworkOptions parse_network(ObjectReader r) {
 
 Measured parse_measured(ObjectReader r) {
   Measured m;
-  m.step_time_s = r.number("step_time_s", 1e-12, kInf);
+  m.step_time_s = r.number("step_time_s", 0, kInf);
+  if (m.step_time_s <= 0)
+    r.fail_at("step_time_s", fmt::format("expected a measured step time > 0 seconds, found {}", m.step_time_s));
   m.published = r.string_or("published", "");
   m.derivation = r.string_or("derivation", "");
   m.unpublished = r.string_or("unpublished", "");

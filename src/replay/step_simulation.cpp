@@ -1,5 +1,6 @@
 #include "trnsim/replay/step_simulation.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include "trnsim/hw/device_map.hpp"
 #include "trnsim/replay/executor.hpp"
 #include "trnsim/replay/net_communicator.hpp"
+#include "trnsim/replay/plan_search.hpp"
 #include "trnsim/workload/build_step.hpp"
 
 namespace trnsim::replay {
@@ -18,22 +20,24 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-StepRun simulate_step(const StepInput& input) {
+int physical_cores_per_rank(const hw::ChipSpec& chip) {
+  return chip.family == hw::Family::Gpu ? 1 : chip.logical_core_size;
+}
+
+double rank_memory_capacity(const hw::ClusterSpec& cluster) {
+  const hw::ChipSpec& chip = cluster.instance.chip;
+  return workload::rank_memory_capacity(chip, physical_cores_per_rank(chip));
+}
+
+StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved) {
   StepRun run;
   const hw::DeviceMap devices(input.cluster);
   const hw::ChipSpec& chip = input.cluster.instance.chip;
   run.ranks = devices.ranks();
-  run.physical_cores_per_rank = chip.family == hw::Family::Gpu ? 1 : chip.logical_core_size;
+  run.physical_cores_per_rank = physical_cores_per_rank(chip);
 
   const auto t_build = std::chrono::steady_clock::now();
-  run.resolved = workload::resolve_defaults(input.training, input.parallelism);
-  if (!run.resolved.training.attention) {
-    const hw::AttentionKernel a = input.cluster.instance.calibration.attention_kernel;
-    run.resolved.training.attention = a;
-    run.resolved.choices.push_back(fmt::format(
-        "/training/attention = {} (rule: the hardware preset's calibration/attention_kernel)",
-        a == hw::AttentionKernel::Flash ? "flash" : "materialized"));
-  }
+  run.resolved = std::move(resolved);
   run.plan = workload::make_plan(input.model, run.resolved.training, run.resolved.parallelism, run.ranks);
   workload::BuildOptions options;
   options.symmetric = input.symmetric;
@@ -41,36 +45,79 @@ StepRun simulate_step(const StepInput& input) {
   options.ranks_per_instance = devices.ranks_per_instance();
   run.graph = workload::build_step(input.model, run.resolved.training, run.resolved.parallelism, options);
   run.memory = workload::estimate_memory(input.model, run.resolved.training, run.resolved.parallelism);
-  run.rank_memory_capacity = workload::rank_memory_capacity(chip, run.physical_cores_per_rank);
+  run.rank_memory_capacity = rank_memory_capacity(input.cluster);
 
   const cost::ComputeModel compute(chip, input.cluster.instance.calibration,
                                    workload::matmul_dtype(run.resolved.training.precision),
                                    run.physical_cores_per_rank);
-  std::vector<double> work_seconds;
-  work_seconds.reserve(run.graph.works.size());
+  run.work_seconds.reserve(run.graph.works.size());
   run.work_costs.reserve(run.graph.works.size());
   for (const workload::Work& work : run.graph.works) {
     run.work_costs.push_back(compute.cost(work.kernels));
-    work_seconds.push_back(work.measured_s >= 0 ? work.measured_s : run.work_costs.back().seconds);
+    run.work_seconds.push_back(work.measured_s >= 0 ? work.measured_s : run.work_costs.back().seconds);
   }
+  run.comm_compute_slowdown = compute.comm_compute_slowdown();
   run.build_seconds = seconds_since(t_build);
+  return run;
+}
 
+void replay_step(const StepInput& input, StepRun& run) {
   const auto t_sim = std::chrono::steady_clock::now();
   sim::Engine engine;
   net::Network network(input.cluster, input.network, engine);
   NetCommunicator comm(network, input.algorithm);
   ExecutorOptions exec;
-  exec.comm_compute_slowdown = compute.comm_compute_slowdown();
+  exec.comm_compute_slowdown = run.comm_compute_slowdown;
   // GPUs: NCCL's use of SMs and HBM is in comm_compute_slowdown; Trainium: shared HBM only.
+  const hw::ChipSpec& chip = input.cluster.instance.chip;
+  const cost::ComputeModel compute(chip, input.cluster.instance.calibration,
+                                   workload::matmul_dtype(run.resolved.training.precision),
+                                   run.physical_cores_per_rank);
   if (chip.family != hw::Family::Gpu) {
     exec.hbm_sharing.rank_hbm_bytes_per_s = compute.hbm_bytes_per_s();
     exec.hbm_sharing.task_seconds = [&compute, &run](std::uint32_t work, double share) {
       return compute.cost(run.graph.works[work].kernels, share).seconds;
     };
   }
-  run.timeline = execute(engine, run.graph, work_seconds, comm, exec);
+  run.timeline = execute(engine, run.graph, run.work_seconds, comm, exec);
   run.links = network.link_usage();
   run.simulate_seconds = seconds_since(t_sim);
+}
+
+double compute_lower_bound_s(const StepRun& run) {
+  const auto& ranks = run.graph.simulated_ranks;  // ascending (the executor relies on it too)
+  std::vector<double> busy(ranks.size(), 0.0);
+  for (const workload::Task& task : run.graph.tasks) {
+    if (task.kind != workload::TaskKind::Compute || task.stream != workload::Stream::Compute) continue;
+    const auto it = std::lower_bound(ranks.begin(), ranks.end(), task.rank);
+    busy[static_cast<std::size_t>(it - ranks.begin())] += run.work_seconds[task.index];
+  }
+  const double longest = busy.empty() ? 0.0 : *std::max_element(busy.begin(), busy.end());
+  // A slowdown below 1 would shorten compute under communication; the bound must still hold.
+  return longest * std::min(1.0, run.comm_compute_slowdown);
+}
+
+StepRun simulate_step(const StepInput& given) {
+  // The attention kernel is not searched: unset, it is the one the hardware preset's constants
+  // were measured with (it changes what fits, so it is settled before the search).
+  StepInput input = given;
+  std::string attention_choice;
+  if (!input.training.attention) {
+    const hw::AttentionKernel a = input.cluster.instance.calibration.attention_kernel;
+    input.training.attention = a;
+    attention_choice = fmt::format("/training/attention = {} (rule: the hardware preset's calibration/attention_kernel)",
+                                   a == hw::AttentionKernel::Flash ? "flash" : "materialized");
+  }
+  PlanSearch search = search_plan(input);
+  if (!attention_choice.empty()) search.resolved.choices.push_back(attention_choice);
+  if (search.run && input.network == net::NetworkModel::Analytic) {
+    // The search already replayed the chosen plan with the analytic model: the same run.
+    StepRun run = std::move(*search.run);
+    run.resolved = std::move(search.resolved);
+    return run;
+  }
+  StepRun run = prepare_step(input, std::move(search.resolved));
+  replay_step(input, run);
   return run;
 }
 

@@ -111,6 +111,7 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
   r.model = input.model.name;
   r.parameters = input.model.parameters();
   r.instance = input.cluster.instance.name;
+  r.chip = input.cluster.instance.chip.name;
   r.instances = input.cluster.instances;
   r.chips = input.cluster.chips();
   r.plan = run.plan;

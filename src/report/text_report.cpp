@@ -11,7 +11,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 }  // namespace
 
-std::string format_text(const StepReport& r) {
+std::string format_text(const StepReport& r, bool wall_times) {
   std::string out;
   auto line = [&out](const std::string& s) { out += s + "\n"; };
   const auto& p = r.plan;
@@ -107,8 +107,12 @@ std::string format_text(const StepReport& r) {
     for (const auto& c : r.choices) line(fmt::format("  {}", c));
   }
   line("");
-  line(fmt::format("simulated {} of {} ranks, {} tasks, {} events; build {:.3f} s, replay {:.3f} s wall",
-                   r.simulated_ranks, r.ranks, r.tasks, r.events, r.build_seconds, r.simulate_seconds));
+  if (wall_times) {
+    line(fmt::format("simulated {} of {} ranks, {} tasks, {} events; build {:.3f} s, replay {:.3f} s wall",
+                     r.simulated_ranks, r.ranks, r.tasks, r.events, r.build_seconds, r.simulate_seconds));
+  } else {
+    line(fmt::format("simulated {} of {} ranks, {} tasks, {} events", r.simulated_ranks, r.ranks, r.tasks, r.events));
+  }
   return out;
 }
 

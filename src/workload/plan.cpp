@@ -57,37 +57,6 @@ std::int64_t Plan::stage_layers(std::int64_t layers, std::int64_t stage) const {
   return n;
 }
 
-ResolvedPlan resolve_defaults(const TrainingSpec& training, const ParallelismSpec& parallelism) {
-  ResolvedPlan r{training, parallelism, {}};
-  auto& p = r.parallelism;
-  if (!p.sequence_parallel) {
-    p.sequence_parallel = p.tp > 1;
-    r.choices.push_back(fmt::format("/parallelism/sequence_parallel = {} (rule: tp > 1)", *p.sequence_parallel));
-  }
-  if (!p.zero) {
-    p.zero = 0;
-    r.choices.emplace_back("/parallelism/zero = 0 (rule: no optimizer sharding unless stated)");
-  }
-  if (!p.virtual_stages) {
-    p.virtual_stages = 1;
-    r.choices.emplace_back("/parallelism/virtual_stages = 1 (rule: one model chunk per pipeline rank)");
-  }
-  if (!p.schedule) {
-    p.schedule = *p.virtual_stages > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
-    r.choices.push_back(fmt::format("/parallelism/schedule = {} (rule: 1f1b, interleaved when virtual_stages > 1)",
-                                    *p.virtual_stages > 1 ? "1f1b-interleaved" : "1f1b"));
-  }
-  if (!p.recompute) {
-    p.recompute = Recompute::Selective;
-    r.choices.emplace_back("/parallelism/recompute = selective (rule: attention core recomputed)");
-  }
-  if (!r.training.micro_batch) {
-    r.training.micro_batch = 1;
-    r.choices.emplace_back("/training/micro_batch = 1 (rule: smallest micro-batch)");
-  }
-  return r;
-}
-
 Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& par,
                std::int64_t total_ranks) {
   check_model(model);

@@ -24,27 +24,6 @@ std::string plan_error(const ModelSpec& m, const TrainingSpec& t, const Parallel
 
 }  // namespace
 
-TEST_CASE("plan: unset fields are chosen by the documented rule, set fields are kept") {
-  TrainingSpec t = training(2048, 64, 1);
-  t.micro_batch.reset();
-  ParallelismSpec p;
-  p.tp = 8;
-  p.recompute = Recompute::Full;
-  const ResolvedPlan r = resolve_defaults(t, p);
-  CHECK(*r.parallelism.sequence_parallel == true);  // tp > 1
-  CHECK(*r.parallelism.zero == 0);
-  CHECK(*r.parallelism.virtual_stages == 1);
-  CHECK(*r.parallelism.schedule == PipelineSchedule::OneFOneB);
-  CHECK(*r.parallelism.recompute == Recompute::Full);  // kept
-  CHECK(*r.training.micro_batch == 1);
-  CHECK(r.choices.size() == 5);  // every field but recompute was chosen
-  p.tp = 1;
-  p.virtual_stages = 2;
-  const ResolvedPlan r2 = resolve_defaults(t, p);
-  CHECK(*r2.parallelism.sequence_parallel == false);
-  CHECK(*r2.parallelism.schedule == PipelineSchedule::Interleaved);
-}
-
 TEST_CASE("plan: an unresolved field is an error naming it") {
   const ModelSpec m = gpt(4, 256, 8, 1000);
   ParallelismSpec p = parallelism(1, 1, 1, false, Recompute::None);

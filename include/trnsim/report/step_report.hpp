@@ -35,6 +35,7 @@ struct StepReport {
   std::string model;
   double parameters = 0;
   std::string instance;
+  std::string chip;  // the instance's chip name: the hardware family in validation tables
   int instances = 0;
   int chips = 0;
   workload::Plan plan;
@@ -81,7 +82,8 @@ struct StepReport {
 StepReport analyze(const replay::StepInput& input, const replay::StepRun& run);
 
 // Text for the terminal and JSON for tools (schema in README.md, "JSON report").
-std::string format_text(const StepReport& report);
+// wall_times = false leaves out the wall-clock line, for output that must be byte-identical.
+std::string format_text(const StepReport& report, bool wall_times = true);
 // `experiment`: the fully resolved experiment (config::Experiment::resolved).
 nlohmann::json to_json(const StepReport& report, const nlohmann::json& experiment);
 // 2: findings carry seconds, evidence and suggestion; critical_path, links, stage_compute_s and

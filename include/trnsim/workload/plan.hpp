@@ -11,16 +11,13 @@
 namespace trnsim::workload {
 
 // A TrainingSpec and ParallelismSpec with every "not published" field chosen, and what was chosen.
+// The rule that chooses them needs simulations, so it lives above this layer:
+// replay::search_plan (include/trnsim/replay/plan_search.hpp), "the fastest plan that fits".
 struct ResolvedPlan {
   TrainingSpec training;
   ParallelismSpec parallelism;
   std::vector<std::string> choices;  // "/parallelism/zero = 0 (rule: ...)", one per unset field
 };
-
-// The one documented rule for unset fields (to be replaced by a "fastest plan that fits" search):
-// sequence_parallel = (tp > 1); zero = 0; virtual_stages = 1; schedule = 1f1b, or 1f1b-interleaved
-// when virtual_stages > 1; recompute = selective; micro_batch = 1. Set fields are kept.
-ResolvedPlan resolve_defaults(const TrainingSpec& training, const ParallelismSpec& parallelism);
 
 // Resolved plan in plain values.
 struct Plan {

@@ -1,0 +1,129 @@
+// trnsim validate FILES_OR_DIRS...: every experiment with a measured step time, simulated as it
+// is, against its measurement; error statistics overall and per hardware family.
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "command.hpp"
+#include "step_input.hpp"
+#include "trnsim/config/experiment.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/report/step_report.hpp"
+#include "trnsim/report/validation.hpp"
+
+namespace trnsim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ValidateOptions {
+  std::vector<std::string> inputs;
+  std::string csv_path;
+  std::string explain;
+  double max_mean_error_pct = -1;   // < 0: no threshold
+  double max_worst_error_pct = -1;
+};
+
+// Files in argument order; a directory contributes its *.json files in sorted name order.
+std::vector<std::string> experiment_files(const std::vector<std::string>& inputs) {
+  std::vector<std::string> files;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(input, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::directory_iterator(input)) {
+        if (entry.path().extension() == ".json" && entry.is_regular_file()) found.push_back(entry.path().string());
+      }
+      if (found.empty()) throw InputError(fmt::format("{}: no *.json experiment files in this directory", input));
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(input, ec)) {
+      files.push_back(input);
+    } else {
+      throw InputError(fmt::format("{}: no such file or directory", input));
+    }
+  }
+  return files;
+}
+
+// The experiment's id, else its file name without extension.
+std::string experiment_id(const config::Experiment& ex) {
+  return ex.id.empty() ? fs::path(ex.file).stem().string() : ex.id;
+}
+
+int validate(const ValidateOptions& o) {
+  // Read and check every file before simulating any: bad input fails fast.
+  std::vector<config::Experiment> experiments;
+  for (const std::string& file : experiment_files(o.inputs)) {
+    config::Experiment ex = config::load_experiment(file);
+    if (!ex.measured) {
+      throw InputError(fmt::format("{}: /measured: missing (validate needs measured.step_time_s, the measured "
+                                   "seconds per step)",
+                                   file));
+    }
+    experiments.push_back(std::move(ex));
+  }
+  const auto explained = std::find_if(experiments.begin(), experiments.end(),
+                                      [&](const config::Experiment& ex) { return experiment_id(ex) == o.explain; });
+  if (!o.explain.empty() && explained == experiments.end()) {
+    throw InputError(fmt::format("--explain {}: no experiment with this id among the files given", o.explain));
+  }
+
+  std::vector<report::ValidationRow> rows;
+  std::string explanation;
+  for (const config::Experiment& ex : experiments) {
+    const replay::StepInput input = step_input(ex);
+    const replay::StepRun step = replay::simulate_step(input);
+    const report::StepReport rep = report::analyze(input, step);
+    rows.push_back(report::validation_row(rep, experiment_id(ex), ex.file, ex.measured->step_time_s));
+    if (&ex == &*explained) {
+      const auto& row = rows.back();
+      explanation = fmt::format("\n{} ({})\nmeasured   {:.4f} s; predicted {:.4f} s, error {:+.1f} %\n\n{}", row.id,
+                                row.file, row.measured_s, row.predicted_s, 100 * row.error(),
+                                report::format_text(rep, false));
+    }
+  }
+  const report::ValidationSummary summary = report::summarize(rows);
+  if (!o.csv_path.empty()) write_file(o.csv_path, report::format_validation_csv(rows));
+  fmt::print("{}", report::format_validation_text(rows, summary));
+  fmt::print("{}", explanation);
+
+  int code = 0;
+  if (o.max_mean_error_pct >= 0 && 100 * summary.all.mean_abs_error > o.max_mean_error_pct) {
+    fmt::print("\nFAIL: mean |error| {:.1f} % exceeds --max-mean-error {}\n", 100 * summary.all.mean_abs_error,
+               o.max_mean_error_pct);
+    code = 1;
+  }
+  if (o.max_worst_error_pct >= 0 && 100 * std::abs(summary.all.worst_error) > o.max_worst_error_pct) {
+    fmt::print("\nFAIL: worst error {:+.1f} % ({}) exceeds --max-worst-error {}\n", 100 * summary.all.worst_error,
+               summary.all.worst_id, o.max_worst_error_pct);
+    code = 1;
+  }
+  return code;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand("validate", "Simulate experiments with a measured step time and report the error");
+  cmd->add_option("inputs", options->inputs, "Experiment files, or directories of *.json experiment files")
+      ->required();
+  cmd->add_option("--csv", options->csv_path, "Also write one CSV row per file to this file");
+  cmd->add_option("--max-mean-error", options->max_mean_error_pct,
+                  "Exit 1 when the mean absolute error exceeds this many percent")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-worst-error", options->max_worst_error_pct,
+                  "Exit 1 when the largest absolute error exceeds this many percent")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--explain", options->explain, "Also print the full report of the experiment with this id");
+  cmd->callback([&action, options] { action = [options] { return validate(*options); }; });
+}
+
+}  // namespace trnsim::cli
