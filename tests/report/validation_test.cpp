@@ -65,7 +65,7 @@ TEST_CASE("validation: a row's implied MFU uses the measured step time") {
   CHECK(r.mfu_measured == Approx(0.25));  // 1e15 / (4 s x 1e15)
   CHECK(r.error() == Approx(-0.5));
   CHECK(r.finding == "backward 75.0 % of the step");
-  rep.findings.push_back({"out_of_memory", "stage 0 needs more"});
+  rep.findings.push_back({"out_of_memory", "stage 0 needs more", 0, ""});
   CHECK(validation_row(rep, "x", "x.json", 4).finding == "[out_of_memory] stage 0 needs more");
 }
 
