@@ -12,19 +12,20 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::string field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+
+std::string number(double v) { return fmt::format("{:.6g}", v); }
+
+}  // namespace
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
-  for (const char c : s) {
+  for (const char c : text) {
     if (c == '"') out += '"';
     out += c;
   }
   return out + "\"";
 }
-
-std::string number(double v) { return fmt::format("{:.6g}", v); }
-
-}  // namespace
 
 std::string csv_header() {
   return "experiment_file,experiment_id,model,instance,instances,chips,tp,pp,dp,micro_batch,virtual_stages,"
@@ -40,12 +41,13 @@ std::string csv_row(const StepReport& r, const RunLabel& label) {
     peak = std::max(peak, m.memory.total());
     fits = fits && m.fits();
   }
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{}", field(label.file),
-                     field(label.id), field(r.model), field(r.instance), r.instances, r.chips, p.tp, p.pp, p.dp,
-                     p.micro_batch, p.virtual_stages, schedule_name(p.schedule), recompute_name(p.recompute),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{}",
+                     csv_field(label.file), csv_field(label.id), csv_field(r.model), csv_field(r.instance),
+                     r.instances, r.chips, p.tp, p.pp, p.dp, p.micro_batch, p.virtual_stages,
+                     schedule_name(p.schedule), recompute_name(p.recompute),
                      p.sequence_parallel ? "true" : "false", p.zero, r.network, number(r.step_time_s),
                      number(r.tokens_per_s), number(r.sequences_per_s), number(r.mfu), number(r.hfu), peak / kGiB,
-                     fits ? "true" : "false", r.findings.empty() ? std::string() : field(r.findings.front().rule));
+                     fits ? "true" : "false", r.findings.empty() ? std::string() : csv_field(r.findings.front().rule));
 }
 
 void append_csv(const std::string& path, const StepReport& report, const RunLabel& label) {

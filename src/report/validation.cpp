@@ -7,6 +7,8 @@
 
 #include <fmt/core.h>
 
+#include "trnsim/report/csv_report.hpp"
+
 namespace trnsim::report {
 namespace {
 
@@ -40,15 +42,6 @@ std::string stats_line(const ErrorStats& s) {
                      100 * s.mean_abs_error, 100 * s.worst_error, s.worst_id);
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 }  // namespace
 

@@ -17,6 +17,9 @@ struct RunLabel {
 // experiment_file,experiment_id,model,instance,instances,chips,tp,pp,dp,micro_batch,virtual_stages,
 // schedule,recompute,sequence_parallel,zero,network,step_time_s,tokens_per_s,sequences_per_s,mfu,
 // hfu,peak_memory_GiB,fits,top_finding   (no trailing newline)
+// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or newline.
+std::string csv_field(const std::string& text);
+
 std::string csv_header();
 // The row of `report` (no trailing newline). peak_memory_GiB: the largest stage total per rank;
 // fits: every stage fits; top_finding: the first finding's rule, empty when there is none.
