@@ -37,9 +37,12 @@ std::vector<std::string> experiment_files(const std::vector<std::string>& inputs
     std::error_code ec;
     if (fs::is_directory(input, ec)) {
       std::vector<std::string> found;
-      for (const auto& entry : fs::directory_iterator(input)) {
-        if (entry.path().extension() == ".json" && entry.is_regular_file()) found.push_back(entry.path().string());
+      fs::directory_iterator it(input, ec);
+      for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        std::error_code file_ec;
+        if (it->path().extension() == ".json" && it->is_regular_file(file_ec)) found.push_back(it->path().string());
       }
+      if (ec) throw InputError(fmt::format("{}: cannot read this directory: {}", input, ec.message()));
       if (found.empty()) throw InputError(fmt::format("{}: no *.json experiment files in this directory", input));
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
@@ -77,12 +80,19 @@ int validate(const ValidateOptions& o) {
 
   std::vector<report::ValidationRow> rows;
   std::string explanation;
-  for (const config::Experiment& ex : experiments) {
+  for (auto ex_it = experiments.begin(); ex_it != experiments.end(); ++ex_it) {
+    const config::Experiment& ex = *ex_it;
     const replay::StepInput input = step_input(ex);
-    const replay::StepRun step = replay::simulate_step(input);
+    replay::StepRun step;
+    try {
+      step = replay::simulate_step(input);
+    } catch (const InputError& e) {
+      // A plan that does not fit the model or the cluster: say which of the files it is.
+      throw InputError(fmt::format("{}: {}", ex.file, e.what()));
+    }
     const report::StepReport rep = report::analyze(input, step);
     rows.push_back(report::validation_row(rep, experiment_id(ex), ex.file, ex.measured->step_time_s));
-    if (&ex == &*explained) {
+    if (ex_it == explained) {
       const auto& row = rows.back();
       explanation = fmt::format("\n{} ({})\nmeasured   {:.4f} s; predicted {:.4f} s, error {:+.1f} %\n\n{}", row.id,
                                 row.file, row.measured_s, row.predicted_s, 100 * row.error(),

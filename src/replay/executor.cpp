@@ -145,9 +145,8 @@ class Run {
         if (on_network_[slot] > 0) {
           const double demand = hbm_demand_[slot];
           if (demand > 0 && !(graph_.works[task.index].measured_s >= 0)) {
-            // Floor: a guard against a share of zero, not a model (demand stays far below H).
-            const double share = std::max(1e-3, 1.0 - demand / options_.hbm_sharing.rank_hbm_bytes_per_s);
-            seconds = options_.hbm_sharing.task_seconds(task.index, share);
+            const double h = options_.hbm_sharing.rank_hbm_bytes_per_s;
+            seconds = options_.hbm_sharing.task_seconds(task.index, h / (h + demand));
           }
           seconds *= options_.comm_compute_slowdown;
         }

@@ -152,13 +152,13 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
   hbm_bound_kernels(run, compute, r);
   r.critical_path = critical_path(run.graph, run.timeline);
   r.links = link_utilisation(run.links, r.step_time_s);
-  r.findings = find_bottlenecks(r, run.graph.findings);
-  r.choices = run.resolved.choices;
-
   r.ranks = run.ranks;
   r.simulated_ranks = static_cast<int>(run.graph.simulated_ranks.size());
   r.tasks = run.graph.tasks.size();
   r.events = run.timeline.events;
+  r.findings = find_bottlenecks(r, run.graph.findings);  // after ranks: the TP advice divides them
+  r.choices = run.resolved.choices;
+
   r.build_seconds = run.build_seconds;
   r.simulate_seconds = run.simulate_seconds;
   return r;

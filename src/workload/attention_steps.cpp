@@ -18,7 +18,7 @@ double score_elements(const StepContext& c, bool skip_masked) {
 // flash-attention kernel maps it: the row max on the vector engine (1 op per score, +1 for the
 // dropout mask) and exp(scale * s - max) with the row sum accumulated in the same scalar-engine
 // activation (1 op per score). Nothing of size s x s leaves the chip.
-void flash_forward(const StepContext& c, Emitter& em) {
+Kernel flash_scores(const StepContext& c) {
   const auto& d = c.d;
   const std::int64_t bh = c.micro_batch * d.heads;
   const double e = c.act_bytes;
@@ -29,7 +29,15 @@ void flash_forward(const StepContext& c, Emitter& em) {
   qk.vector_elements = (d.dropout ? 2 : 1) * scores;
   qk.scalar_elements = scores;
   qk.hbm_bytes = e * t * dbl(d.q_width() + d.kv_width());  // reads Q and K
-  em.kernel(std::move(qk));
+  return qk;
+}
+
+void flash_forward(const StepContext& c, Emitter& em) {
+  const auto& d = c.d;
+  const std::int64_t bh = c.micro_batch * d.heads;
+  const double e = c.act_bytes;
+  const double t = dbl(c.tokens());
+  em.kernel(flash_scores(c));
   Kernel av = matmul("attn_values", OpClass::Attention, c.seq_len, d.head_dim, c.seq_len, bh, e);
   av.causal = d.causal ? CausalDim::K : CausalDim::None;
   av.vector_elements = t * dbl(d.q_width());  // final 1/rowsum scaling
@@ -40,7 +48,7 @@ void flash_forward(const StepContext& c, Emitter& em) {
 // Flash-style backward: dV = P^T dO, dP = dO V^T, dS = P (dP - rowsum(dO O)), dQ = dS K, dK = dS^T Q.
 // dS costs 2 vector ops per score (+1 dropout), rowsum(dO O) 2 per output element.
 // FLOPs 4 x 2 b heads s^2 d = twice the forward; P is rebuilt from Q, K and the saved row
-// statistics by the forward that precedes this (layer_backward emits it as recompute).
+// statistics by attention_rebuild, which precedes this (layer_backward emits it as recompute).
 void flash_backward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
   const std::int64_t bh = c.micro_batch * d.heads;
@@ -123,6 +131,14 @@ void attention_forward(const StepContext& c, Emitter& em) {
     materialized_forward(c, em);
   } else {
     flash_forward(c, em);
+  }
+}
+
+void attention_rebuild(const StepContext& c, Emitter& em) {
+  if (c.attention == hw::AttentionKernel::Materialized) {
+    materialized_forward(c, em);
+  } else {
+    em.kernel(flash_scores(c));
   }
 }
 

@@ -11,6 +11,12 @@ namespace trnsim::workload::steps {
 // probabilities are never stored; under the materialized one they are written to HBM (and kept
 // for the backward pass when nothing is recomputed).
 void attention_forward(const StepContext& c, Emitter& em);
+// What the backward pass recomputes of the attention core when the layer's activations are
+// kept (recompute none or selective): the materialized kernel recomputes its whole forward
+// (selective recompute only: under none the probabilities are stored); the flash kernel only
+// rebuilds the probabilities, S = Q K^T with the saved row statistics (none or selective alike:
+// it never stores them), not the output P V.
+void attention_rebuild(const StepContext& c, Emitter& em);
 // Backward of the attention core; its forward (recomputed or stored) precedes it.
 void attention_backward(const StepContext& c, Emitter& em);
 

@@ -87,7 +87,7 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   if (c.recompute == Recompute::Selective ||
       (c.recompute == Recompute::None && c.attention == hw::AttentionKernel::Flash)) {
     Emitter rec(c, layer, Category::Recompute, out);
-    attention_forward(c, rec);
+    steps::attention_rebuild(c, rec);
   }
   Emitter em(c, layer, Category::Backward, out);
   const auto& d = c.d;

@@ -174,9 +174,10 @@ class ExpectingCommunicator final : public replay::Communicator {
 
 TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute that starts during it") {
   // A 10 us all-reduce of 1 MB over 2 ranks moves (2 x bus factor 1 + reduction 1/2) x 1 MB =
-  // 2.5 MB through each member's HBM: 2.5e6 / 10e-6 = 2.5e11 B/s. With H = 1e12 B/s, compute
-  // starting meanwhile keeps 1 - 0.25 = 0.75 of H. The test prices the work as 3 us / share:
-  // 4 us. A second compute task after the collective ends runs at the full share again: 3 us.
+  // 2.5 MB through each member's HBM: D = 2.5e6 / 10e-6 = 2.5e11 B/s. With H = 1e12 B/s, compute
+  // starting meanwhile keeps H / (H + D) = 1 / 1.25 = 0.8 of H. The test prices the work as
+  // 3 us / share: 3.75 us. A second compute task after the collective ends runs at the full
+  // share again: 3 us.
   GraphBuilder b;
   const TaskId m = b.collective(0, 0);
   const TaskId c = b.compute(0, 0);
@@ -199,8 +200,8 @@ TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute 
   };
   const auto tl = replay::execute(engine, g, seconds, comm, options);
   REQUIRE(shares.size() == 1);
-  CHECK(shares[0] == Approx(0.75));
-  CHECK(tl.spans[c].end.to_seconds() == Approx(4e-6));
+  CHECK(shares[0] == Approx(0.8));
+  CHECK(tl.spans[c].end.to_seconds() == Approx(3.75e-6));
   CHECK(tl.spans[after].start == us(10));
   CHECK(tl.spans[after].end == us(13));
   CHECK(replay::collective_hbm_bytes(workload::CollectiveOp::AllGather, 4, 1e6) == Approx(2 * 0.75 * 1e6));

@@ -43,12 +43,14 @@ TEST_CASE("flops: a GPT layer costs 24 B s h^2 (1 + s/6h) forward, x3 per step, 
   CHECK(model_flops_per_step(m, t) == Approx(step));
   // Megatron-LM's form without recompute: 72 B s L h^2 (1 + s/6h + V/(12 L h)).
   CHECK(model_flops_per_step(m, t) == Approx(72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h))));
-  // The flash kernel never stores the probabilities: without recompute it rebuilds them in the
-  // backward pass, as selective recompute does (its causal tiles are skipped: counted dense here
-  // all the same, Kernel::flops).
+  // The flash kernel never stores the probabilities: under none and selective alike it rebuilds
+  // them in the backward pass, S = Q K^T: + 2 B s^2 h (its causal tiles are skipped: counted
+  // dense here all the same, Kernel::flops).
   t.attention = trnsim::hw::AttentionKernel::Flash;
   CHECK(layer_flops(build_step(m, t, parallelism(1, 1, 1, false, Recompute::None)), 2) ==
-        Approx(3 * fwd + 4 * B * s * s * h));
+        Approx(3 * fwd + 2 * B * s * s * h));
+  CHECK(layer_flops(build_step(m, t, parallelism(1, 1, 1, false, Recompute::Selective)), 2) ==
+        Approx(3 * fwd + 2 * B * s * s * h));
 }
 
 TEST_CASE("flops: tensor and pipeline parallelism split the same hardware FLOPs over the ranks") {

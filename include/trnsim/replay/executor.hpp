@@ -6,9 +6,12 @@
 // ends. Compute tasks take the cost model's time, stretched by `comm_compute_slowdown` when the
 // rank has a collective or transfer on the network at the task's start (GPUs run NCCL on SMs).
 // Trainium runs collectives on dedicated cores, but their DMA traffic shares the chip's HBM: a
-// compute task that starts while the rank's collectives move D bytes/s through HBM is priced
-// with (1 - D / H) of the rank's HBM bandwidth H (see HbmSharing). Both effects are taken at the
-// task's start and held for its duration.
+// compute task that starts while the rank's collectives ask D bytes/s of HBM is priced with
+// H / (H + D) of the rank's HBM bandwidth H: compute (which alone could use all of H) and the
+// collectives share it in proportion to what each asks, so the share stays above 1/2 while
+// D < H and degrades smoothly beyond (on trn2, a TP all-reduce inside a chip asks about 2.4 H).
+// The collectives' own slowdown is not modelled. Both effects are taken at the task's start and
+// held for its duration.
 #include <cstdint>
 #include <functional>
 #include <span>
