@@ -8,8 +8,9 @@
 #include <fmt/core.h>
 
 #include "command.hpp"
-#include "step_input.hpp"
+#include "output_file.hpp"
 #include "trnsim/config/experiment.hpp"
+#include "trnsim/config/step_input.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/report/chrome_trace.hpp"
@@ -37,10 +38,7 @@ struct RunOptions {
 // --trace F: the Chrome trace of the step (README.md, "Open the trace in Perfetto").
 void write_trace(const RunOptions& o, const report::TraceOptions& trace, const replay::StepInput& input,
                  const replay::StepRun& step) {
-  std::ofstream out(o.trace_path, std::ios::binary);
-  if (!out) throw InputError(fmt::format("{}: cannot open for writing", o.trace_path));
-  report::write_chrome_trace(out, input, step, trace);
-  if (!out.flush()) throw InputError(fmt::format("{}: write failed", o.trace_path));
+  write_file(o.trace_path, [&](std::ostream& out) { report::write_chrome_trace(out, input, step, trace); });
 }
 
 int run(const RunOptions& o) {
@@ -51,7 +49,7 @@ int run(const RunOptions& o) {
     fmt::print("{}\n", ex.resolved.dump(2));
     return 0;
   }
-  const replay::StepInput input = step_input(ex);
+  const replay::StepInput input = config::step_input(ex);
   report::TraceOptions trace;
   if (o.trace_ranks_given) {
     trace.ranks = report::parse_rank_list(o.trace_ranks, static_cast<std::int32_t>(input.cluster.ranks()));

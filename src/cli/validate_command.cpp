@@ -9,8 +9,9 @@
 #include <fmt/core.h>
 
 #include "command.hpp"
-#include "step_input.hpp"
+#include "output_file.hpp"
 #include "trnsim/config/experiment.hpp"
+#include "trnsim/config/step_input.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/report/step_report.hpp"
@@ -82,7 +83,7 @@ int validate(const ValidateOptions& o) {
   std::string explanation;
   for (auto ex_it = experiments.begin(); ex_it != experiments.end(); ++ex_it) {
     const config::Experiment& ex = *ex_it;
-    const replay::StepInput input = step_input(ex);
+    const replay::StepInput input = config::step_input(ex);
     replay::StepRun step;
     try {
       step = replay::simulate_step(input);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "trnsim/config/experiment.hpp"
+#include "trnsim/config/step_input.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/report/chrome_trace.hpp"
 
@@ -45,12 +46,7 @@ struct Traced {
 Traced simulate(bool symmetric = true, const std::vector<std::string>& overrides = {}) {
   const config::Experiment ex = config::parse_experiment(pipeline_experiment(), "trace-test", overrides);
   Traced t;
-  t.input.cluster = ex.cluster;
-  t.input.model = ex.model;
-  t.input.training = ex.training;
-  t.input.parallelism = ex.parallelism;
-  t.input.network = ex.network.model == config::NetworkModelKind::Flow ? net::NetworkModel::Flow
-                                                                      : net::NetworkModel::Analytic;
+  t.input = config::step_input(ex);
   t.input.symmetric = symmetric;
   t.run = replay::simulate_step(t.input);
   return t;

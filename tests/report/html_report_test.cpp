@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trnsim/config/experiment.hpp"
+#include "trnsim/config/step_input.hpp"
 #include "trnsim/report/html_report.hpp"
 
 using namespace trnsim;
@@ -25,11 +26,7 @@ Rendered render_tiny(std::vector<std::string> overrides = {}) {
   overrides.insert(overrides.begin(), {"parallelism.tp=1", "parallelism.pp=2"});
   const auto ex = config::load_experiment(std::string(TRNSIM_TEST_SOURCE_DIR) + "/configs/examples/tiny-trn1.json",
                                           overrides);
-  replay::StepInput in;
-  in.cluster = ex.cluster;
-  in.model = ex.model;
-  in.training = ex.training;
-  in.parallelism = ex.parallelism;
+  const replay::StepInput in = config::step_input(ex);
   Rendered r{replay::simulate_step(in), {}};
   r.html = report::format_html(in, r.run, report::analyze(in, r.run));
   return r;

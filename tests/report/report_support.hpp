@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trnsim/config/experiment.hpp"
-#include "trnsim/net/collective.hpp"
+#include "trnsim/config/step_input.hpp"
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/report/step_report.hpp"
 
@@ -22,13 +22,7 @@ struct AnalysedRun {
 
 inline AnalysedRun analyse(config::Experiment ex) {
   AnalysedRun a;
-  a.input.cluster = ex.cluster;
-  a.input.model = ex.model;
-  a.input.training = ex.training;
-  a.input.parallelism = ex.parallelism;
-  a.input.network = ex.network.model == config::NetworkModelKind::Flow ? net::NetworkModel::Flow
-                                                                       : net::NetworkModel::Analytic;
-  a.input.algorithm = net::parse_algorithm(ex.network.algorithm);
+  a.input = config::step_input(ex);
   a.run = replay::simulate_step(a.input);
   a.report = report::analyze(a.input, a.run);
   a.experiment = std::move(ex);
