@@ -13,6 +13,7 @@
 #include "trnsim/config/presets.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/net/network.hpp"
+#include "trnsim/units.hpp"
 
 namespace trnsim::cli {
 
@@ -82,7 +83,7 @@ int run_collective(const CollectiveOptions& o) {
   fmt::print("# GB/s columns are GiB/s (2^30 bytes per second), as in the Neuron collective benchmark\n");
   fmt::print("#{:>14} {:>14} {:>6} {:>12} {:>12} {:>12}  {}\n", "size(B)", "count(elems)", "type", "time(us)",
              "algbw(GB/s)", "busbw(GB/s)", "algorithm");
-  const double gib = 1024.0 * 1024 * 1024;
+  const double gib = units::kGiB;
   double busbw_sum = 0;
   int rows = 0;
   for (double size = min; size <= max; size = std::round(size * o.factor)) {

@@ -3,6 +3,7 @@
 
 #include "command.hpp"
 #include "trnsim/config/presets.hpp"
+#include "trnsim/units.hpp"
 
 namespace trnsim::cli {
 
@@ -18,7 +19,7 @@ void add_presets_command(CLI::App& app, Action& action) {
       for (const auto& name : list.instances) {
         const hw::InstanceSpec inst = config::load_instance(name);
         fmt::print("  {:<24} {:>5} {:>6} {:>16.0f} {:>9.0f} {:>17.0f} {:>9.0f}\n", name, inst.chips, inst.ranks(),
-                   inst.peak_flops(hw::Dtype::Bf16) / 1e12, inst.chip.hbm_bytes * inst.chips / 1073741824.0,
+                   inst.peak_flops(hw::Dtype::Bf16) / 1e12, inst.chip.hbm_bytes * inst.chips / units::kGiB,
                    inst.intra.bandwidth / 1e9, inst.efa.bandwidth * 8 / 1e9);
       }
       fmt::print("\nmodels ({}/models):\n", config::config_dir());

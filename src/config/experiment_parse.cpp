@@ -9,9 +9,10 @@
 #include "trnsim/config/enums.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/net/collective.hpp"
-#include "units.hpp"
+#include "trnsim/units.hpp"
 
 namespace trnsim::config::detail {
+using namespace trnsim::units;  // unit factors of the configuration keys
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::max();

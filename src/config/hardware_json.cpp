@@ -2,9 +2,10 @@
 // defaults of the resolved experiment.
 #include "parse.hpp"
 #include "trnsim/config/enums.hpp"
-#include "units.hpp"
+#include "trnsim/units.hpp"
 
 namespace trnsim::config::detail {
+using namespace trnsim::units;  // unit factors of the configuration keys
 namespace {
 
 json engine_json(const hw::StreamEngine& e) {

@@ -6,9 +6,10 @@
 
 #include "parse.hpp"
 #include "trnsim/config/enums.hpp"
-#include "units.hpp"
+#include "trnsim/units.hpp"
 
 namespace trnsim::config::detail {
+using namespace trnsim::units;  // unit factors of the configuration keys
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::max();

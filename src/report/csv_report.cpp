@@ -6,11 +6,12 @@
 #include <fmt/core.h>
 
 #include "trnsim/error.hpp"
+#include "trnsim/units.hpp"
 
 namespace trnsim::report {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 
 
 std::string number(double v) { return fmt::format("{:.6g}", v); }

@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 
+#include "trnsim/units.hpp"
+
 namespace trnsim::report::html {
 
 std::string escape(std::string_view text) {
@@ -41,7 +43,7 @@ std::string human_seconds(double s) {
 }
 
 std::string human_bytes(double b) {
-  constexpr double kKiB = 1024.0, kMiB = kKiB * 1024.0, kGiB = kMiB * 1024.0, kTiB = kGiB * 1024.0;
+  using units::kKiB, units::kMiB, units::kGiB, units::kTiB;
   if (b >= kTiB) return fmt::format("{:.2f} TiB", b / kTiB);
   if (b >= kGiB) return fmt::format("{:.2f} GiB", b / kGiB);
   if (b >= kMiB) return fmt::format("{:.2f} MiB", b / kMiB);

@@ -5,11 +5,12 @@
 #include <fmt/core.h>
 
 #include "trnsim/report/findings.hpp"
+#include "trnsim/units.hpp"
 
 namespace trnsim::report {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 
 struct Term {
   std::string_view name;

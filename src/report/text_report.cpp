@@ -3,11 +3,12 @@
 #include <fmt/core.h>
 
 #include "trnsim/report/step_report.hpp"
+#include "trnsim/units.hpp"
 
 namespace trnsim::report {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 
 #include "trnsim/workload/model_math.hpp"
 #include "trnsim/workload/pipeline_schedule.hpp"
+#include "trnsim/units.hpp"
 
 namespace trnsim::workload {
 namespace {
@@ -102,7 +103,7 @@ double rank_memory_capacity(const hw::ChipSpec& chip, int physical_cores_per_ran
 }
 
 std::vector<std::string> memory_findings(const MemoryEstimate& estimate, double capacity) {
-  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  using units::kGiB;
   std::vector<std::string> out;
   for (const auto& m : estimate.stages) {
     if (m.total() <= capacity) continue;

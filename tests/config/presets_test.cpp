@@ -9,11 +9,12 @@
 
 #include "support.hpp"
 #include "trnsim/config/presets.hpp"
+#include "trnsim/units.hpp"
 
 using namespace trnsim;
 
 namespace {
-constexpr double kGiB = 1073741824.0;
+using units::kGiB;
 double hbm_GiB(const hw::InstanceSpec& i) { return i.chip.hbm_bytes * i.chips / kGiB; }
 double efa_Gbps(const hw::InstanceSpec& i) { return i.efa.bandwidth * 8 / 1e9; }
 double tflops(const hw::InstanceSpec& i, hw::Dtype d) { return i.peak_flops(d) / 1e12; }
