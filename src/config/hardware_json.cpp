@@ -26,7 +26,13 @@ json chip_json(const hw::ChipSpec& c) {
             {"vector", engine_json(k.vector)},
             {"scalar", engine_json(k.scalar)},
             {"sbuf_MiB", k.sbuf_bytes / kMiB},
-            {"psum_MiB", k.psum_bytes / kMiB}};
+            {"psum_MiB", k.psum_bytes / kMiB},
+            {"moving_max", k.moving_max},
+            {"min_instruction_cycles", k.min_instruction_cycles},
+            {"sms", k.sms},
+            {"gemm_tile_m", k.gemm_tile_m},
+            {"gemm_tile_n", k.gemm_tile_n},
+            {"gemm_tile_k", k.gemm_tile_k}};
   if (k.gpsimd.elements_per_cycle > 0) core["gpsimd"] = engine_json(k.gpsimd);
   return json{{"name", c.name},
               {"family", to_string(c.family)},
@@ -58,6 +64,7 @@ json to_json(const hw::InstanceSpec& i) {
           {{"nics", i.nics},
            {"bandwidth_Gbps", i.efa.bandwidth / kGbps},
            {"latency_us", i.efa.latency / kMicro}}}};
+  j["software"] = i.default_software;
   if (i.topology == hw::IntraTopology::Torus2D) {
     j["torus_x"] = i.torus_x;
     j["torus_y"] = i.torus_y;
@@ -68,13 +75,14 @@ json to_json(const hw::InstanceSpec& i) {
   if (i.inter_rack_link.bandwidth > 0) j["inter_rack_link"] = link_json(i.inter_rack_link);
   const hw::Calibration& c = i.calibration;
   j["calibration"] = json{{"matmul_efficiency", c.matmul_efficiency},
+                          {"tensor_instruction_overhead_cycles", c.tensor_instruction_overhead_cycles},
+                          {"gemm_tile_overhead_us", c.gemm_tile_overhead_s / kMicro},
                           {"vector_efficiency", c.vector_efficiency},
                           {"hbm_efficiency", c.hbm_efficiency},
                           {"task_overhead_us", c.task_overhead_s / kMicro},
                           {"collective_startup_us", c.collective_startup_s / kMicro},
                           {"collective_step_us", c.collective_step_s / kMicro},
-                          {"comm_compute_slowdown", c.comm_compute_slowdown},
-                          {"attention_kernel", to_string(c.attention_kernel)}};
+                          {"comm_compute_slowdown", c.comm_compute_slowdown}};
   return j;
 }
 

@@ -37,6 +37,12 @@ hw::CoreSpec parse_core(ObjectReader r) {
   if (auto g = r.optional_object("gpsimd")) c.gpsimd = parse_stream_engine(*g);  // absent on GPUs
   c.sbuf_bytes = r.number("sbuf_MiB", 0, kInf) * kMiB;
   c.psum_bytes = r.number_or("psum_MiB", 0, 0, kInf) * kMiB;
+  c.moving_max = static_cast<int>(r.integer_or("moving_max", 512, 1));
+  c.min_instruction_cycles = static_cast<int>(r.integer_or("min_instruction_cycles", 64, 0));
+  c.sms = static_cast<int>(r.integer_or("sms", 0, 0));
+  c.gemm_tile_m = static_cast<int>(r.integer_or("gemm_tile_m", 0, 0));
+  c.gemm_tile_n = static_cast<int>(r.integer_or("gemm_tile_n", 0, 0));
+  c.gemm_tile_k = static_cast<int>(r.integer_or("gemm_tile_k", 0, 0));
   r.finish();
   return c;
 }
@@ -92,13 +98,14 @@ hw::Calibration parse_calibration(ObjectReader r) {
   hw::Calibration c;
   // Every constant is required: a preset states its calibration and where it came from.
   c.matmul_efficiency = r.number("matmul_efficiency", 1e-3, 1);
+  c.tensor_instruction_overhead_cycles = r.number_or("tensor_instruction_overhead_cycles", 0, 0, 1e6);
+  c.gemm_tile_overhead_s = r.number_or("gemm_tile_overhead_us", 0, 0, 1e3) * kMicro;
   c.vector_efficiency = r.number("vector_efficiency", 1e-3, 1);
   c.hbm_efficiency = r.number("hbm_efficiency", 1e-3, 1);
   c.task_overhead_s = r.number("task_overhead_us", 0, kInf) * kMicro;
   c.collective_startup_s = r.number("collective_startup_us", 0, kInf) * kMicro;
   c.collective_step_s = r.number("collective_step_us", 0, kInf) * kMicro;
   c.comm_compute_slowdown = r.number("comm_compute_slowdown", 1, kInf);
-  c.attention_kernel = static_cast<hw::AttentionKernel>(r.choice("attention_kernel", names_of<hw::AttentionKernel>()));
   c.source = r.source();
   r.finish();
   return c;
@@ -153,6 +160,7 @@ hw::InstanceSpec read_instance_fields(ObjectReader& r) {
   efa.finish();
 
   inst.calibration = parse_calibration(r.object("calibration"));
+  inst.default_software = r.string("software");
   return inst;
 }
 

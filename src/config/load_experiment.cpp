@@ -63,6 +63,9 @@ Experiment parse_expanded(const json& expanded, const std::string& file) {
   ex.model = parse_model(*r.raw("model"), file, "/model");
   ex.training = parse_training(r.object("training"));
   ex.parallelism = parse_parallelism(r.object("parallelism"));
+  if (!r.present("software"))
+    r.fail_at("software", "missing (expected a software preset name; the hardware preset names none)");
+  ex.software = parse_software(r.object("software"));
   if (auto network = r.optional_object("network")) ex.network = parse_network(*network);
   if (r.has("measured")) ex.measured = parse_measured(r.object("measured"));
   r.raw("measured");  // null: nothing measured
@@ -82,6 +85,7 @@ json resolved_json(const json& expanded, const Experiment& ex) {
                 {"model", to_json(ex.model)},
                 {"training", to_json(ex.training)},
                 {"parallelism", to_json(ex.parallelism)},
+                {"software", to_json(ex.software)},
                 {"network", to_json(ex.network)}};
   if (ex.measured) defaults["measured"] = to_json(*ex.measured);
   json out = expanded;

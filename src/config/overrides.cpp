@@ -11,6 +11,8 @@ namespace trnsim::config::detail {
 
 bool Override::selects_preset() const {
   if (keys == std::vector<std::string>{"cluster", "instance"}) return true;
+  if (keys == std::vector<std::string>{"software", "preset"}) return true;
+  if (keys == std::vector<std::string>{"software"} && value.is_string()) return true;
   return keys == std::vector<std::string>{"model"} && value.is_string();
 }
 

@@ -21,6 +21,8 @@ workload::TrainingSpec parse_training(ObjectReader r);
 workload::ParallelismSpec parse_parallelism(ObjectReader r);
 NetworkOptions parse_network(ObjectReader r);
 Measured parse_measured(ObjectReader r);
+// An expanded software object (preset keys, "preset" naming it; software_parse.cpp).
+workload::SoftwareSpec parse_software(ObjectReader r);
 
 json to_json(const hw::InstanceSpec& instance);  // without "name"
 json to_json(const hw::FabricSpec& fabric);
@@ -29,5 +31,6 @@ json to_json(const workload::TrainingSpec& training);
 json to_json(const workload::ParallelismSpec& parallelism);
 json to_json(const NetworkOptions& network);
 json to_json(const Measured& measured);
+json to_json(const workload::SoftwareSpec& software);
 
 }  // namespace trnsim::config::detail

@@ -57,7 +57,9 @@ std::string config_dir() {
   return TRNSIM_SOURCE_CONFIG_DIR;
 }
 
-PresetList list_presets() { return PresetList{names_in("hardware"), names_in("models")}; }
+PresetList list_presets() {
+  return PresetList{names_in("hardware"), names_in("models"), names_in("software"), names_in("collectives")};
+}
 
 nlohmann::json read_instance_json(const std::string& name, std::string* file) {
   const std::string path = preset_path("instance", "hardware", name);
@@ -73,6 +75,22 @@ nlohmann::json read_model_json(const std::string& name, std::string* file) {
   nlohmann::json document = detail::read_json_file(path);
   check_name(document, path, name);
   detail::parse_model(document, path, "");
+  if (file != nullptr) *file = path;
+  return document;
+}
+
+nlohmann::json read_software_json(const std::string& name, std::string* file) {
+  const std::string path = preset_path("software", "software", name);
+  nlohmann::json document = detail::read_json_file(path);
+  check_name(document, path, name);
+  if (file != nullptr) *file = path;
+  return document;
+}
+
+nlohmann::json read_collectives_json(const std::string& name, std::string* file) {
+  const std::string path = preset_path("collective library", "collectives", name);
+  nlohmann::json document = detail::read_json_file(path);
+  check_name(document, path, name);
   if (file != nullptr) *file = path;
   return document;
 }

@@ -62,6 +62,39 @@ json expand_presets(const json& document, const std::string& file) {
     cluster = std::move(expanded);
   }
 
+  // The software: the experiment's ("NAME", or {"preset": NAME, overrides...}), else the hardware
+  // preset's default. The preset's keys under the experiment's, "preset" naming it.
+  {
+    std::string name;
+    std::string path = "/software";
+    json overrides = json::object();
+    if (out.contains("software")) {
+      const json& software = out.at("software");
+      if (software.is_string()) {
+        name = software.get<std::string>();
+      } else if (software.is_object() && software.contains("preset") && software.at("preset").is_string()) {
+        name = software.at("preset").get<std::string>();
+        overrides = software;
+        path = "/software/preset";
+      } else {
+        fail(file, "/software", "expected a software preset name or an object with \"preset\", found " +
+                                    describe(software));
+      }
+    } else if (out.contains("cluster") && out.at("cluster").is_object() && out.at("cluster").contains("software") &&
+               out.at("cluster").at("software").is_string()) {
+      name = out.at("cluster").at("software").get<std::string>();
+      path = "/cluster/software";
+    }
+    if (!name.empty()) {
+      check_known(known.software, name, "software", file, path);
+      json expanded = read_software_json(name);
+      expanded.erase("name");
+      expanded["preset"] = name;
+      deep_merge(expanded, overrides);
+      out["software"] = std::move(expanded);
+    }
+  }
+
   if (out.contains("model")) {
     json& model = out.at("model");
     if (model.is_string()) {

@@ -27,10 +27,25 @@ double rate_factor(const hw::PeakFlops& peak, hw::Dtype d) {
 
 constexpr std::size_t idx(Engine e) { return static_cast<std::size_t>(e); }
 
-// Sum over passes j = 0..passes-1 of the rows still below the diagonal, max(0, m - j*tile).
-double causal_rows(double m, double tile, double passes) {
+// Cycles of one stationary tile's pass over `rows` moving rows: instructions of at most `chunk`
+// columns, each max(columns, min_cycles) plus `overhead`.
+double pass_cycles(double rows, double chunk, double min_cycles, double overhead) {
+  if (rows <= 0) return 0;
+  const double full = std::floor(rows / chunk);
+  const double rest = rows - full * chunk;
+  double cycles = full * (std::max(chunk, min_cycles) + overhead);
+  if (rest > 0) cycles += std::max(rest, min_cycles) + overhead;
+  return cycles;
+}
+
+// Sum over passes j = 0..passes-1 of the rows still at or below the diagonal, max(0, m - j*tile),
+// each pass costed by pass_cycles.
+double causal_pass_cycles(double m, double tile, double passes, double chunk, double min_cycles,
+                          double overhead) {
+  double cycles = 0;
   const double live = std::min(passes, std::ceil(m / tile));
-  return live * m - tile * live * (live - 1) / 2;
+  for (double j = 0; j < live; ++j) cycles += pass_cycles(m - j * tile, chunk, min_cycles, overhead);
+  return cycles;
 }
 
 }  // namespace
@@ -38,20 +53,32 @@ double causal_rows(double m, double tile, double passes) {
 ComputeModel::ComputeModel(const hw::ChipSpec& chip, const hw::Calibration& calibration,
                            hw::Dtype matmul_dtype, int physical_cores_per_rank)
     : chip_(chip), calibration_(calibration), dtype_(matmul_dtype),
-      cores_(physical_cores_per_rank) {
+      systolic_(chip.family == hw::Family::Trainium), cores_(physical_cores_per_rank) {
   check_fraction(chip, "matmul_efficiency", calibration.matmul_efficiency);
   check_fraction(chip, "vector_efficiency", calibration.vector_efficiency);
   check_fraction(chip, "hbm_efficiency", calibration.hbm_efficiency);
+  if (!(calibration.tensor_instruction_overhead_cycles >= 0)) {
+    throw InputError(fmt::format("hardware {}: calibration/tensor_instruction_overhead_cycles: expected >= 0, "
+                                 "found {}", chip.name, calibration.tensor_instruction_overhead_cycles));
+  }
   if (physical_cores_per_rank < 1 || physical_cores_per_rank > chip.physical_cores) {
     throw InputError(fmt::format("hardware {}: {} physical cores per rank, the chip has {}", chip.name,
                                  physical_cores_per_rank, chip.physical_cores));
   }
-  if (chip.core.tensor_clock_hz > 0 && (chip.core.pe_rows < 1 || chip.core.pe_cols < 1)) {
-    throw InputError(fmt::format("hardware {}: core/pe_rows and pe_cols must be positive", chip.name));
-  }
-  if (chip.core.tensor_clock_hz <= 0 && chip.peak.of(matmul_dtype) <= 0) {
-    throw InputError(fmt::format("hardware {}: neither a tensor engine clock nor a peak for the training "
-                                 "dtype", chip.name));
+  if (systolic_) {
+    if (chip.core.tensor_clock_hz <= 0 || chip.core.pe_rows < 1 || chip.core.pe_cols < 1 ||
+        chip.core.moving_max < 1 || chip.core.min_instruction_cycles < 0) {
+      throw InputError(fmt::format("hardware {}: the NeuronCore model needs a tensor clock, pe_rows, pe_cols "
+                                   "and moving_max > 0", chip.name));
+    }
+  } else {
+    if (chip.peak.of(matmul_dtype) <= 0) {
+      throw InputError(fmt::format("hardware {}: no published peak for the training dtype", chip.name));
+    }
+    if (chip.core.sms < 1 || chip.core.gemm_tile_m < 1 || chip.core.gemm_tile_n < 1 || chip.core.gemm_tile_k < 1) {
+      throw InputError(fmt::format("hardware {}: the GPU model needs core/sms and the GEMM tile "
+                                   "(gemm_tile_m, gemm_tile_n, gemm_tile_k)", chip.name));
+    }
   }
   if (chip.hbm_bandwidth <= 0) {
     throw InputError(fmt::format("hardware {}: hbm_bandwidth must be positive", chip.name));
@@ -65,45 +92,98 @@ ComputeModel::ComputeModel(const hw::ChipSpec& chip, const hw::Calibration& cali
   double bandwidth = chip.hbm_bandwidth;
   if (chip.dma_bandwidth > 0) bandwidth = std::min(bandwidth, chip.dma_bandwidth);
   hbm_rate_ = bandwidth * cores_ / chip.physical_cores * calibration.hbm_efficiency;
+  sbuf_half_ = chip.core.sbuf_bytes * cores_ / 2;
 }
 
 double ComputeModel::tensor_peak_flops(bool low_precision) const {
-  const double r = low_precision ? low_rate_factor_ : fp32_rate_factor_;
-  if (chip_.core.tensor_clock_hz <= 0) {
+  if (!systolic_) {
     const hw::Dtype d = low_precision ? dtype_ : hw::Dtype::Fp32;
     return chip_.peak.of(d) * cores_ / chip_.physical_cores;
   }
+  const double r = low_precision ? low_rate_factor_ : fp32_rate_factor_;
   return 2.0 * contraction_tile_ * chip_.core.pe_cols * chip_.core.tensor_clock_hz * cores_ * r;
+}
+
+double ComputeModel::neuron_cycles(const Kernel& kr) const {
+  const auto m = static_cast<double>(kr.m);
+  const auto n = static_cast<double>(kr.n);
+  const auto k = static_cast<double>(kr.k);
+  const double col_tile = chip_.core.pe_cols;
+  const double chunk = chip_.core.moving_max;
+  const double min_cycles = chip_.core.min_instruction_cycles;
+  const double overhead = calibration_.tensor_instruction_overhead_cycles;
+  const double k_passes = std::ceil(k / contraction_tile_);
+  const double n_passes = std::ceil(n / col_tile);
+  switch (kr.causal) {
+    case CausalDim::N:
+      return k_passes * causal_pass_cycles(m, col_tile, n_passes, chunk, min_cycles, overhead);
+    case CausalDim::K:
+      return n_passes * causal_pass_cycles(m, contraction_tile_, k_passes, chunk, min_cycles, overhead);
+    case CausalDim::None: break;
+  }
+  return k_passes * n_passes * pass_cycles(m, chunk, min_cycles, overhead);
+}
+
+double ComputeModel::gpu_tensor_seconds(const Kernel& kr) const {
+  const auto m = static_cast<double>(kr.m);
+  const auto n = static_cast<double>(kr.n);
+  const auto k = static_cast<double>(kr.k);
+  const double sms = chip_.core.sms;
+  const double tk = chip_.core.gemm_tile_k;
+  const double k_padded = std::ceil(k / tk) * tk;
+  const double per_sm = tensor_peak_flops(kr.low_precision) / sms * calibration_.matmul_efficiency;
+  // Tiles of one product in the orientation (tm along m, tn along n); causal products skip the
+  // tiles entirely above the diagonal (row tile i meets the first (i+1) tm sequence positions).
+  auto tiles = [&](double tm, double tn) {
+    const double rows = std::ceil(m / tm);
+    const double cols = std::ceil(n / tn);
+    if (kr.causal != CausalDim::N) return rows * cols;
+    double live = 0;
+    for (double i = 0; i < rows; ++i) live += std::min(cols, std::ceil((i + 1) * tm / tn));
+    return live;
+  };
+  auto seconds = [&](double tm, double tn) {
+    double work = k_padded;
+    // P V with a causal mask: each row tile's main loop stops at the diagonal, on average half-way.
+    if (kr.causal == CausalDim::K) work = std::min(k_padded, std::ceil((m + tm) / 2 / tk) * tk);
+    const double waves = std::ceil(tiles(tm, tn) * static_cast<double>(kr.batch) / sms);
+    return waves * (2 * tm * tn * work / per_sm + calibration_.gemm_tile_overhead_s);
+  };
+  const double a = chip_.core.gemm_tile_m;
+  const double b = chip_.core.gemm_tile_n;
+  return std::min(seconds(a, b), seconds(b, a));
 }
 
 double ComputeModel::tensor_seconds(const Kernel& kr) const {
   if (kr.batch <= 0 || kr.m <= 0 || kr.n <= 0 || kr.k <= 0) return 0;
+  if (!systolic_) return gpu_tensor_seconds(kr);
+  const double r = kr.low_precision ? low_rate_factor_ : fp32_rate_factor_;
+  return static_cast<double>(kr.batch) * neuron_cycles(kr) /
+         (chip_.core.tensor_clock_hz * cores_ * calibration_.matmul_efficiency * r);
+}
+
+double ComputeModel::psum_copy_elements(const Kernel& kr) const {
+  if (!systolic_ || kr.fused_epilogue || kr.batch <= 0 || kr.m <= 0 || kr.n <= 0 || kr.k <= 0) return 0;
+  return static_cast<double>(kr.m) * static_cast<double>(kr.n) * static_cast<double>(kr.batch);
+}
+
+double ComputeModel::sbuf_reread_bytes(const Kernel& kr) const {
+  if (!systolic_ || kr.fused_epilogue || kr.batch <= 0 || !(sbuf_half_ > 0)) return 0;
   const auto m = static_cast<double>(kr.m);
   const auto n = static_cast<double>(kr.n);
   const auto k = static_cast<double>(kr.k);
-  const auto batch = static_cast<double>(kr.batch);
-  const double eff = calibration_.matmul_efficiency;
-  if (chip_.core.tensor_clock_hz <= 0) {
-    // Roofline on the chip's share of the published peak; causal work is the lower triangle.
-    double flops = 2 * m * n * k * batch;
-    if (kr.causal == CausalDim::N) flops *= causal_rows(m, 1, n) / (m * n);
-    if (kr.causal == CausalDim::K) flops *= causal_rows(m, 1, k) / (m * k);
-    return flops / (tensor_peak_flops(kr.low_precision) * eff);
-  }
-  const double col_tile = chip_.core.pe_cols;
-  const double k_passes = std::ceil(k / contraction_tile_);
-  const double n_passes = std::ceil(n / col_tile);
-  double rows = m * k_passes * n_passes;  // cycles: one row per cycle per (k, n) pass
-  if (kr.causal == CausalDim::N) rows = k_passes * causal_rows(m, col_tile, n_passes);
-  if (kr.causal == CausalDim::K) rows = n_passes * causal_rows(m, contraction_tile_, k_passes);
-  const double r = kr.low_precision ? low_rate_factor_ : fp32_rate_factor_;
-  return batch * rows / (chip_.core.tensor_clock_hz * cores_ * eff * r);
+  const double a = m * k * kr.element_bytes;
+  const double b = k * n * kr.element_bytes;
+  const double small = std::min(a, b);
+  const double large = std::max(a, b);
+  const double blocks = std::ceil(small / sbuf_half_);
+  return blocks > 1 ? (blocks - 1) * large * static_cast<double>(kr.batch) : 0;
 }
 
 KernelCost ComputeModel::cost(const Kernel& kr, double hbm_share) const {
   KernelCost c;
   c.engine[idx(Engine::Tensor)] = tensor_seconds(kr);
-  double vector_work = kr.vector_elements;
+  double vector_work = kr.vector_elements + psum_copy_elements(kr);
   if (kr.scalar_elements > 0) {
     if (scalar_rate_ > 0) {
       c.engine[idx(Engine::Scalar)] = kr.scalar_elements / scalar_rate_;
@@ -118,7 +198,7 @@ KernelCost ComputeModel::cost(const Kernel& kr, double hbm_share) const {
     }
     c.engine[idx(Engine::Vector)] = vector_work / vector_rate_;
   }
-  c.engine[idx(Engine::Hbm)] = kr.hbm_bytes / (hbm_rate_ * hbm_share);
+  c.engine[idx(Engine::Hbm)] = (kr.hbm_bytes + sbuf_reread_bytes(kr)) / (hbm_rate_ * hbm_share);
   c.seconds = *std::max_element(c.engine.begin(), c.engine.end()) + calibration_.task_overhead_s;
   return c;
 }

@@ -160,7 +160,7 @@ PlanSearch search_plan(const StepInput& input) {
   std::size_t least_over = 0;
   double least_over_bytes = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const auto estimate = workload::estimate_memory(input.model, candidates[i].training, candidates[i].parallelism);
+    const auto estimate = workload::estimate_memory(input.model, candidates[i].training, candidates[i].parallelism, input.software);
     const double over = estimate.peak().total() - capacity;
     if (over <= 0) fitting.push_back(i);
     if (over < least_over_bytes) {

@@ -8,7 +8,7 @@
 #include "trnsim/hw/device_map.hpp"
 #include "trnsim/replay/executor.hpp"
 #include "trnsim/replay/net_communicator.hpp"
-#include "trnsim/replay/plan_search.hpp"
+#include "trnsim/replay/plan_rule.hpp"
 #include "trnsim/workload/build_step.hpp"
 
 namespace trnsim::replay {
@@ -43,8 +43,8 @@ StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved) {
   options.symmetric = input.symmetric;
   options.total_ranks = run.ranks;
   options.ranks_per_instance = devices.ranks_per_instance();
-  run.graph = workload::build_step(input.model, run.resolved.training, run.resolved.parallelism, options);
-  run.memory = workload::estimate_memory(input.model, run.resolved.training, run.resolved.parallelism);
+  run.graph = workload::build_step(input.model, run.resolved.training, run.resolved.parallelism, input.software, options);
+  run.memory = workload::estimate_memory(input.model, run.resolved.training, run.resolved.parallelism, input.software);
   run.rank_memory_capacity = rank_memory_capacity(input.cluster);
 
   const cost::ComputeModel compute(chip, input.cluster.instance.calibration,
@@ -97,26 +97,8 @@ double compute_lower_bound_s(const StepRun& run) {
   return longest * std::min(1.0, run.comm_compute_slowdown);
 }
 
-StepRun simulate_step(const StepInput& given) {
-  // The attention kernel is not searched: unset, it is the one the hardware preset's constants
-  // were measured with (it changes what fits, so it is settled before the search).
-  StepInput input = given;
-  std::string attention_choice;
-  if (!input.training.attention) {
-    const hw::AttentionKernel a = input.cluster.instance.calibration.attention_kernel;
-    input.training.attention = a;
-    attention_choice = fmt::format("/training/attention = {} (rule: the hardware preset's calibration/attention_kernel)",
-                                   a == hw::AttentionKernel::Flash ? "flash" : "materialized");
-  }
-  PlanSearch search = search_plan(input);
-  if (!attention_choice.empty()) search.resolved.choices.push_back(attention_choice);
-  if (search.run && input.network == net::NetworkModel::Analytic) {
-    // The search already replayed the chosen plan with the analytic model: the same run.
-    StepRun run = std::move(*search.run);
-    run.resolved = std::move(search.resolved);
-    return run;
-  }
-  StepRun run = prepare_step(input, std::move(search.resolved));
+StepRun simulate_step(const StepInput& input) {
+  StepRun run = prepare_step(input, resolve_plan(input));
   replay_step(input, run);
   return run;
 }

@@ -23,8 +23,10 @@ std::size_t idx(I64 v) { return static_cast<std::size_t>(v); }
 
 class Builder {
  public:
-  Builder(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& par, const BuildOptions& opts)
-      : model_(model), training_(training), opts_(opts),
+  Builder(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& par,
+          const SoftwareSpec& software, const BuildOptions& opts)
+      : model_(model), training_(training), software_(software),
+        precision_(software.precision_for(training.precision)), opts_(opts),
         plan_(make_plan(model, training, par, opts.total_ranks)),
         layout_(plan_.tp, plan_.dp, plan_.pp, plan_.rank_order),
         dims_(layer_dims(model, plan_.tp)),
@@ -64,8 +66,13 @@ class Builder {
     c.act_bytes = activation_bytes(training_.precision);
     c.sequence_parallel = plan_.sequence_parallel && plan_.tp > 1;
     c.recompute = plan_.recompute;
-    c.attention = training_.attention.value_or(hw::AttentionKernel::Flash);
+    c.attention = training_.attention.value_or(software_.kernels.attention);
     c.learned_positions = model_.learned_positions;
+    c.precision = precision_;
+    c.kernels = software_.kernels;
+    c.micro_batches = plan_.micro_batches;
+    c.positions = positions_;
+    c.head_parameters = head_params();
     return c;
   }
 
@@ -106,8 +113,8 @@ class Builder {
     for (I64 p = 0; p < plan_.pp; ++p) {
       double n = stage_parameters(model_, plan_, positions_, p);
       if (zero_active()) n /= dbl(plan_.dp);
-      cost::Kernel k = optimizer_kernel(training_.precision, training_.optimizer, n);
-      Work w{"optimizer", {k}, -1};
+      Work w{"optimizer", {gradient_norm_kernel(precision_, n), optimizer_kernel(precision_, training_.optimizer, n)},
+             -1};
       optimizer_work_.push_back(table.intern(std::move(w)));
     }
   }
@@ -234,8 +241,13 @@ class Builder {
     return id;
   }
 
+  // Data-parallel gradient reduction in buckets of gradient_bucket_bytes: each bucket as soon as
+  // its gradients are complete (overlapping the rest of the backward pass), or every bucket after
+  // the last backward task (DpReduction::AfterBackward).
   void emit_gradient_sync(RankState& st, const std::vector<std::pair<TaskId, double>>& gradients) {
-    const double gb = gradient_bytes(training_.precision);
+    const double gb = precision_.gradients;
+    const bool after_backward = software_.overlap.dp_reduction == DpReduction::AfterBackward;
+    const TaskId backward_end = st.chain;
     TaskId dp_chain = kNone;
     std::vector<double> buckets;  // parameters per bucket, for the ZeRO-1 all-gathers
     if (plan_.dp > 1) {
@@ -244,7 +256,8 @@ class Builder {
       for (std::size_t i = 0; i < gradients.size(); ++i) {
         pending += gradients[i].second;
         if (pending * gb >= training_.gradient_bucket_bytes || i + 1 == gradients.size()) {
-          emit_dp_collective(st, GroupKind::Dp, op, pending * gb, gradients[i].first, dp_chain);
+          emit_dp_collective(st, GroupKind::Dp, op, pending * gb, after_backward ? backward_end : gradients[i].first,
+                             dp_chain);
           buckets.push_back(pending);
           pending = 0;
         }
@@ -264,7 +277,7 @@ class Builder {
     const TaskId opt_id = emit_chained(st, opt);
     if (dp_chain != kNone) edges_.add(dp_chain, opt_id);
     if (zero_active()) {
-      const double wb = weight_bytes(training_.precision);
+      const double wb = precision_.weights;
       for (double params : buckets) {
         emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, params * wb, opt_id, dp_chain);
       }
@@ -316,6 +329,8 @@ class Builder {
 
   const ModelSpec& model_;
   const TrainingSpec& training_;
+  const SoftwareSpec& software_;
+  PrecisionRecipe precision_;
   BuildOptions opts_;
   Plan plan_;
   RankLayout layout_;
@@ -336,8 +351,8 @@ class Builder {
 }  // namespace
 
 StepGraph build_step(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& parallelism,
-                     const BuildOptions& options) {
-  return Builder(model, training, parallelism, options).run();
+                     const SoftwareSpec& software, const BuildOptions& options) {
+  return Builder(model, training, parallelism, software, options).run();
 }
 
 }  // namespace trnsim::workload

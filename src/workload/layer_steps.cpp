@@ -97,21 +97,22 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   // dgrad: dX[T x in] = dY[T x out] W^T; wgrad: dW[in x out] = X^T[in x T] dY[T x out].
   em.leave_region_backward(2);
   em.kernel(matmul("fc2_dgrad", OpClass::Matmul, t, d.ffn, d.hidden, 1, e));
-  em.kernel(matmul("fc2_wgrad", OpClass::Matmul, d.ffn, d.hidden, t, 1, e));
+  em.kernel(steps::wgrad(c, "fc2_wgrad", d.ffn, d.hidden, t, e));
   em.kernel(activation(c, true));
   em.kernel(matmul("fc1_dgrad", OpClass::Matmul, t, d.hidden, fc1_width(d), 1, e));
-  em.kernel(matmul("fc1_wgrad", OpClass::Matmul, d.hidden, fc1_width(d), t, 1, e));
+  em.kernel(steps::wgrad(c, "fc1_wgrad", d.hidden, fc1_width(d), t, e));
   em.enter_region_backward();
   em.kernel(norm(c, "norm2_bwd", true));
   em.leave_region_backward(2);
   em.kernel(matmul("attn_out_dgrad", OpClass::Matmul, t, d.q_width(), d.hidden, 1, e));
-  em.kernel(matmul("attn_out_wgrad", OpClass::Matmul, d.q_width(), d.hidden, t, 1, e));
+  em.kernel(steps::wgrad(c, "attn_out_wgrad", d.q_width(), d.hidden, t, e));
   attention_backward(c, em);
   if (d.rotary) em.kernel(rotary(c, "rotary_bwd"));
   em.kernel(matmul("qkv_dgrad", OpClass::Matmul, t, d.hidden, qkv, 1, e));
-  em.kernel(matmul("qkv_wgrad", OpClass::Matmul, d.hidden, qkv, t, 1, e));
+  em.kernel(steps::wgrad(c, "qkv_wgrad", d.hidden, qkv, t, e));
   em.enter_region_backward();
   em.kernel(norm(c, "norm1_bwd", true));
+  if (steps::accumulates_separately(c)) em.kernel(steps::gradient_accumulation(c, layer_parameters(d)));
 }
 
 // Vocabulary-parallel embedding: each rank looks up the tokens of its vocabulary shard (zeros for
@@ -136,6 +137,9 @@ void embedding_backward(const StepContext& c, Steps& out) {
   em.leave_region_backward(1);
   // Scatter-add of the token gradients into this rank's vocabulary rows (read-modify-write).
   em.kernel(elementwise("embedding_wgrad", OpClass::Embedding, n, 0, 3 * e * n));
+  if (steps::accumulates_separately(c)) {
+    em.kernel(steps::gradient_accumulation(c, embedding_parameters(c.d, c.positions, c.learned_positions)));
+  }
 }
 
 void head_forward(const StepContext& c, Steps& out) {
@@ -162,22 +166,35 @@ void head_backward(const StepContext& c, Steps& out) {
   const double logits = dbl(t) * dbl(d.vocab);
   em.kernel(elementwise("loss_bwd", OpClass::Loss, 2 * logits, 0, logits * (e + 4)));
   em.kernel(matmul("lm_head_dgrad", OpClass::Matmul, t, d.hidden, d.vocab, 1, e));
-  em.kernel(matmul("lm_head_wgrad", OpClass::Matmul, d.vocab, d.hidden, t, 1, e));
+  em.kernel(steps::wgrad(c, "lm_head_wgrad", d.vocab, d.hidden, t, e));
   em.enter_region_backward();
   em.kernel(norm(c, "final_norm_bwd", true));
+  if (steps::accumulates_separately(c)) em.kernel(steps::gradient_accumulation(c, c.head_parameters));
 }
 
-cost::Kernel optimizer_kernel(Precision precision, Optimizer optimizer, double n) {
-  const double gb = gradient_bytes(precision);
-  const double wb = weight_bytes(precision);
-  const double ob = optimizer_bytes(precision, optimizer);
-  const bool master = precision == Precision::Bf16 || precision == Precision::Fp16 || precision == Precision::Fp8;
+cost::Kernel optimizer_kernel(const PrecisionRecipe& precision, Optimizer optimizer, double n) {
+  const double gb = precision.grad_accumulation;
+  const double wb = precision.weights;
+  const double mb = precision.master_weights;
+  const double ob = precision.optimizer_states;
   const bool adam = optimizer != Optimizer::Sgd;
+  const double moments = adam ? 2 : 1;
   // Adam(W): moment updates, bias correction, division, weight decay and step: 10 vector ops and
-  // one sqrt (scalar) per parameter; SGD with momentum: 3. Traffic: gradient read, states read
-  // and written, weights written (and read too when no fp32 master copy is among the states).
-  Kernel k = elementwise(adam ? "adam" : "sgd", OpClass::Optimizer, (adam ? 10 : 3) * n, adam ? n : 0,
-                         n * (gb + 2 * ob + (master ? wb : 2 * wb)));
+  // one sqrt (scalar) per parameter; SGD with momentum: 3. Stochastic rounding of the bf16 results
+  // (weights and moments) draws random bits and adds them before truncation: 2 ops per rounded
+  // value. Traffic: the accumulated gradient read, the moments read and written, the master copy
+  // read and written and the weights written (without a master copy the weights are read too).
+  double ops = adam ? 10 : 3;
+  if (precision.stochastic_rounding) ops += 2 * (1 + moments);
+  const double bytes = n * (gb + 2 * moments * ob + (mb > 0 ? 2 * mb + wb : 2 * wb));
+  Kernel k = elementwise(adam ? "adam" : "sgd", OpClass::Optimizer, ops * n, adam ? n : 0, bytes);
+  k.low_precision = false;
+  return k;
+}
+
+cost::Kernel gradient_norm_kernel(const PrecisionRecipe& precision, double n) {
+  // Square and add per gradient (2 vector ops), each accumulated gradient read once.
+  Kernel k = elementwise("grad_norm", OpClass::Optimizer, 2 * n, 0, n * precision.grad_accumulation);
   k.low_precision = false;
   return k;
 }

@@ -8,6 +8,7 @@
 
 #include "trnsim/cost/kernel.hpp"
 #include "trnsim/workload/model_math.hpp"
+#include "trnsim/workload/software.hpp"
 #include "trnsim/workload/step_graph.hpp"
 
 namespace trnsim::workload {
@@ -35,6 +36,14 @@ struct StepContext {
   Recompute recompute = Recompute::None;
   hw::AttentionKernel attention = hw::AttentionKernel::Flash;
   bool learned_positions = false;
+  // The software's precision recipe and kernels (workload/software.hpp).
+  PrecisionRecipe precision;
+  Kernels kernels;
+  // Micro-batches per step: with more than one, every layer's gradients are added into the
+  // accumulation buffer after each micro-batch's backward.
+  std::int64_t micro_batches = 1;
+  std::int64_t positions = 0;     // learned position table rows (embedding parameters)
+  double head_parameters = 0;     // final norm and LM head weights of this rank
   std::int64_t tokens() const { return micro_batch * seq_len; }
 };
 
@@ -48,6 +57,9 @@ void embedding_backward(const StepContext& c, Steps& out);
 void head_forward(const StepContext& c, Steps& out);
 void head_backward(const StepContext& c, Steps& out);
 // The optimizer update of `parameters` (one rank's shard): memory-bound.
-cost::Kernel optimizer_kernel(Precision precision, Optimizer optimizer, double parameters);
+cost::Kernel optimizer_kernel(const PrecisionRecipe& precision, Optimizer optimizer, double parameters);
+// The gradient-norm pass of gradient clipping over `parameters` (one rank's shard): every
+// accumulated gradient read once, squared and summed.
+cost::Kernel gradient_norm_kernel(const PrecisionRecipe& precision, double parameters);
 
 }  // namespace trnsim::workload

@@ -54,8 +54,10 @@ double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const Tr
 }
 
 MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& training,
-                               const ParallelismSpec& parallelism) {
+                               const ParallelismSpec& parallelism, const SoftwareSpec& software) {
   const Plan plan = make_plan(model, training, parallelism, 0);
+  const PrecisionRecipe precision = software.precision_for(training.precision);
+  const double moments = training.optimizer == Optimizer::Sgd ? 1 : 2;
   const LayerDims d = layer_dims(model, plan.tp);
   const std::int64_t positions = model.max_positions > 0 ? model.max_positions : training.seq_len;
   const double e = activation_bytes(training.precision);
@@ -68,9 +70,11 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
     StageMemory m;
     m.stage = p;
     m.parameters = stage_parameters(model, plan, positions, p);
-    m.weights = m.parameters * weight_bytes(training.precision);
-    m.gradients = m.parameters * gradient_bytes(training.precision);
-    m.optimizer = m.parameters * optimizer_bytes(training.precision, training.optimizer) /
+    // Gradients live in the accumulation buffer across the step; the optimizer holds the master
+    // copy (if any) and its moments, sharded over data parallelism under ZeRO-1.
+    m.weights = m.parameters * precision.weights;
+    m.gradients = m.parameters * precision.grad_accumulation;
+    m.optimizer = m.parameters * (precision.master_weights + moments * precision.optimizer_states) /
                   (plan.zero == 1 ? dbl(plan.dp) : 1.0);
     const auto order = stage_schedule(plan.schedule, plan.pp, p, plan.micro_batches, plan.virtual_stages);
     m.units_in_flight = peak_units_in_flight(order);

@@ -134,20 +134,4 @@ hw::Dtype matmul_dtype(Precision p) {
 }
 
 double activation_bytes(Precision p) { return p == Precision::Fp32 || p == Precision::Tf32 ? 4 : 2; }
-double weight_bytes(Precision p) { return activation_bytes(p); }
-double gradient_bytes(Precision p) { return activation_bytes(p); }
-
-double optimizer_bytes(Precision p, Optimizer o) {
-  const double moments = o == Optimizer::Sgd ? 1 : 2;
-  switch (p) {
-    case Precision::Fp32:
-    case Precision::Tf32: return 4 * moments;           // weights are already fp32
-    case Precision::Bf16Sr: return 2 * moments;         // bf16 states, stochastic rounding
-    case Precision::Bf16:
-    case Precision::Fp16:
-    case Precision::Fp8: return 4 + 4 * moments;        // fp32 master + fp32 moments
-  }
-  return 4 + 4 * moments;
-}
-
 }  // namespace trnsim::workload

@@ -29,6 +29,18 @@ inline Kernel matmul(const char* name, OpClass op, std::int64_t m, std::int64_t 
   return kr;
 }
 
+// Weight gradient dW[in x out] = X^T dY over the micro-batch's tokens. When the software fuses
+// gradient accumulation into the GEMM (beta = 1), the kernel reads the accumulation buffer and
+// writes it back in its format instead of writing a fresh gradient.
+inline Kernel wgrad(const StepContext& c, const char* name, std::int64_t in, std::int64_t out, std::int64_t tokens,
+                    double e) {
+  Kernel kr = matmul(name, OpClass::Matmul, in, out, tokens, 1, e);
+  if (c.kernels.fused_grad_accumulation) {
+    kr.hbm_bytes += (2 * c.precision.grad_accumulation - e) * dbl(in) * dbl(out);
+  }
+  return kr;
+}
+
 inline Kernel elementwise(const char* name, OpClass op, double vector, double scalar, double hbm) {
   Kernel kr;
   kr.name = name;
@@ -89,6 +101,18 @@ class Emitter {
   Category cat_;
   Steps& out_;
 };
+
+// Adding one micro-batch's gradients of `parameters` weights into the accumulation buffer: read the
+// fresh gradient and the buffer, write the buffer (1 vector op per parameter). Nothing when the
+// GEMMs accumulate themselves, or when one micro-batch writes gradients already in the buffer's format.
+inline bool accumulates_separately(const StepContext& c) {
+  return !c.kernels.fused_grad_accumulation &&
+         (c.micro_batches > 1 || c.precision.grad_accumulation != c.precision.gradients);
+}
+inline Kernel gradient_accumulation(const StepContext& c, double parameters) {
+  const double bytes = parameters * (c.precision.gradients + 2 * c.precision.grad_accumulation);
+  return elementwise("grad_accumulate", OpClass::Elementwise, parameters, 0, bytes);
+}
 
 // Tokens a norm, residual or dropout touches on this rank: the sequence is sharded under SP.
 inline double local_tokens(const StepContext& c) {

@@ -33,7 +33,7 @@ replay::StepInput tiny_input(std::int64_t tp, std::int64_t dp) {
 double step_seconds(replay::StepInput in) { return replay::simulate_step(in).timeline.step_time.to_seconds(); }
 
 double peak_bytes(const replay::StepInput& in, const replay::PlanCandidate& c) {
-  return estimate_memory(in.model, c.training, c.parallelism).peak().total();
+  return estimate_memory(in.model, c.training, c.parallelism, trnsim::workload::SoftwareSpec{}).peak().total();
 }
 
 // HBM per chip that gives each of the instance's ranks `bytes`.
@@ -191,8 +191,8 @@ TEST_CASE("plan search: with bandwidth-bound TP collectives sequence parallelism
     replay::StepInput on = off;
     on.parallelism.sequence_parallel = true;
     CHECK(step_seconds(on) <= step_seconds(off));
-    CHECK(estimate_memory(on.model, on.training, on.parallelism).peak().total() <=
-          estimate_memory(off.model, off.training, off.parallelism).peak().total());
+    CHECK(estimate_memory(on.model, on.training, on.parallelism, trnsim::workload::SoftwareSpec{}).peak().total() <=
+          estimate_memory(off.model, off.training, off.parallelism, trnsim::workload::SoftwareSpec{}).peak().total());
   }
 }
 

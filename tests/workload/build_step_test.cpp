@@ -60,7 +60,7 @@ std::vector<std::string> sequence_of(const StepGraph& g, std::int32_t rank) {
 
 std::string build_error(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec& p) {
   try {
-    build_step(m, t, p);
+    build_step(m, t, p, trnsim::workload::SoftwareSpec{});
   } catch (const InputError& e) {
     return e.what();
   }
@@ -93,7 +93,7 @@ TEST_CASE("build_step: every schedule and layout gives a graph that runs to comp
       BuildOptions o;
       o.symmetric = symmetric;
       const StepGraph g =
-          build_step(m, t, parallelism(c.tp, c.pp, c.dp, c.sp, c.rc, c.sched, c.v, c.zero), o);
+          build_step(m, t, parallelism(c.tp, c.pp, c.dp, c.sp, c.rc, c.sched, c.v, c.zero), trnsim::workload::SoftwareSpec{}, o);
       INFO("tp " << c.tp << " pp " << c.pp << " dp " << c.dp << " v " << c.v << " symmetric " << symmetric);
       CHECK(runs_to_completion(g));
       CHECK(g.simulated_ranks.size() == static_cast<std::size_t>(symmetric ? c.pp : c.tp * c.pp * c.dp));
@@ -108,8 +108,8 @@ TEST_CASE("build_step: symmetric and full builds give the representative the sam
   const auto p = parallelism(2, 2, 2, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1);
   BuildOptions full;
   full.symmetric = false;
-  const StepGraph sym = build_step(m, t, p);
-  const StepGraph all = build_step(m, t, p, full);
+  const StepGraph sym = build_step(m, t, p, trnsim::workload::SoftwareSpec{});
+  const StepGraph all = build_step(m, t, p, trnsim::workload::SoftwareSpec{}, full);
   const RankLayout layout(2, 2, 2, "tp,dp,pp");
   for (std::int64_t stage = 0; stage < 2; ++stage) {
     const auto rep = layout.rank(0, 0, stage);
@@ -136,7 +136,7 @@ TEST_CASE("build_step: symmetric and full builds give the representative the sam
 TEST_CASE("build_step: symmetric replicas cover every rank's traffic") {
   const ModelSpec m = gpt(4, 256, 4, 1000);
   const TrainingSpec t = training(256, 16, 1);
-  const StepGraph g = build_step(m, t, parallelism(4, 2, 2, true, Recompute::Selective));
+  const StepGraph g = build_step(m, t, parallelism(4, 2, 2, true, Recompute::Selective), trnsim::workload::SoftwareSpec{});
   const RankLayout layout(4, 2, 2, "tp,dp,pp");
   for (const auto& task : g.tasks) {
     if (task.kind == TaskKind::Collective) {
@@ -169,7 +169,7 @@ TEST_CASE("build_step: symmetric replicas cover every rank's traffic") {
 TEST_CASE("build_step: pipeline stages exchange one activation and one gradient per micro-batch") {
   const ModelSpec m = gpt(4, 256, 4, 1000);
   const TrainingSpec t = training(256, 8, 1);  // 8 micro-batches per pipeline
-  const StepGraph g = build_step(m, t, parallelism(2, 4, 1, true, Recompute::None));
+  const StepGraph g = build_step(m, t, parallelism(2, 4, 1, true, Recompute::None), trnsim::workload::SoftwareSpec{});
   std::map<std::pair<std::int32_t, std::int32_t>, int> sends;
   for (const auto& task : g.tasks) {
     if (task.kind != TaskKind::Transfer) continue;
@@ -188,7 +188,7 @@ TEST_CASE("build_step: a sequence-parallel layer forward is 5 compute tasks arou
   // [norm1] AG [qkv .. attn_out] RS [residual1, norm2] AG [fc1 .. fc2] RS [residual2]: the last
   // residual is cut from the next layer's norm1 (and from the head's final norm) at the layer boundary.
   const ModelSpec m = gpt(2, 256, 4, 1000);
-  const StepGraph g = build_step(m, training(256, 1, 1), parallelism(2, 1, 1, true, Recompute::Selective));
+  const StepGraph g = build_step(m, training(256, 1, 1), parallelism(2, 1, 1, true, Recompute::Selective), trnsim::workload::SoftwareSpec{});
   std::vector<std::string> fwd;
   for (const auto& task : g.tasks) {
     if (task.layer != 1 || task.category == Category::Backward || task.category == Category::Recompute) continue;
@@ -207,7 +207,7 @@ TEST_CASE("build_step: DP buckets carry every gradient once; ZeRO-1 reduce-scatt
   const ModelSpec m = gpt(4, 512, 8, 1000);
   const TrainingSpec t = training(256, 8, 1);  // bucket 25 MB by default
   auto p = parallelism(1, 1, 4, false, Recompute::Selective);
-  const auto params = estimate_memory(m, t, p).stages[0].parameters;
+  const auto params = estimate_memory(m, t, p, trnsim::workload::SoftwareSpec{}).stages[0].parameters;
   auto dp_tasks = [](const StepGraph& g) {
     std::vector<const Task*> out;
     for (const auto& task : g.tasks) {
@@ -218,7 +218,7 @@ TEST_CASE("build_step: DP buckets carry every gradient once; ZeRO-1 reduce-scatt
   SECTION("all-reduce buckets sum to the gradients (bf16: 2 bytes per parameter)") {
     TrainingSpec small = t;
     small.gradient_bucket_bytes = 2e6;
-    const StepGraph g = build_step(m, small, p);
+    const StepGraph g = build_step(m, small, p, trnsim::workload::SoftwareSpec{});
     double bytes = 0;
     const auto dp = dp_tasks(g);
     for (const Task* task : dp) {
@@ -235,7 +235,7 @@ TEST_CASE("build_step: DP buckets carry every gradient once; ZeRO-1 reduce-scatt
   }
   SECTION("ZeRO-1") {
     p.zero = 1;
-    const StepGraph g = build_step(m, t, p);
+    const StepGraph g = build_step(m, t, p, trnsim::workload::SoftwareSpec{});
     const auto dp = dp_tasks(g);
     double rs = 0, ag = 0;
     TaskId optimizer = 0;
@@ -304,7 +304,7 @@ TEST_CASE("build_step: a TP group spanning instances is reported") {
   BuildOptions o;
   o.ranks_per_instance = 4;
   o.total_ranks = 16;
-  const StepGraph g = build_step(m, training(256, 2, 1), parallelism(8, 1, 2, true, Recompute::None), o);
+  const StepGraph g = build_step(m, training(256, 2, 1), parallelism(8, 1, 2, true, Recompute::None), trnsim::workload::SoftwareSpec{}, o);
   REQUIRE(g.findings.size() == 1);
   CHECK_THAT(g.findings[0], Catch::Contains("span more than one instance"));
 }
@@ -314,7 +314,7 @@ TEST_CASE("build_step: interleaved chunks hold layers of virtual stages c * pp +
   // = virtual stages 0 and 2 = layers {0, 1, 4, 5}.
   const ModelSpec m = gpt(8, 256, 4, 1000);
   const StepGraph g =
-      build_step(m, training(256, 4, 1), parallelism(1, 2, 1, false, Recompute::None, PipelineSchedule::Interleaved, 2));
+      build_step(m, training(256, 4, 1), parallelism(1, 2, 1, false, Recompute::None, PipelineSchedule::Interleaved, 2), trnsim::workload::SoftwareSpec{});
   std::set<std::int32_t> layers;
   for (const auto& t : g.tasks) {
     if (t.stage != 0 || t.kind != TaskKind::Compute || t.layer < 0) continue;
@@ -325,7 +325,7 @@ TEST_CASE("build_step: interleaved chunks hold layers of virtual stages c * pp +
 
 TEST_CASE("build_step: the first 1F1B stage runs pp forwards before its first backward") {
   const ModelSpec m = gpt(4, 256, 4, 1000);
-  const StepGraph g = build_step(m, training(256, 8, 1), parallelism(1, 4, 1, false, Recompute::None));
+  const StepGraph g = build_step(m, training(256, 8, 1), parallelism(1, 4, 1, false, Recompute::None), trnsim::workload::SoftwareSpec{});
   std::vector<std::int32_t> forwards_before;  // distinct forward micro-batches before the first backward
   for (const auto& t : g.tasks) {
     if (t.stage != 0 || t.kind != TaskKind::Compute) continue;
@@ -339,7 +339,7 @@ TEST_CASE("build_step: K/V heads are replicated when tp exceeds kv_heads") {
   // 16 heads of 64, 2 kv heads, tp = 8: each rank has 2 query heads and 1 (replicated) kv head,
   // so its QKV projection is h x (2 + 2 x 1) x 64.
   const ModelSpec m = llama(2, 1024, 16, 2, 2048, 1024);
-  const StepGraph g = build_step(m, training(256, 1, 1), parallelism(8, 1, 1, true, Recompute::None));
+  const StepGraph g = build_step(m, training(256, 1, 1), parallelism(8, 1, 1, true, Recompute::None), trnsim::workload::SoftwareSpec{});
   bool seen = false;
   for (const auto& w : g.works) {
     for (const auto& k : w.kernels) {
@@ -356,7 +356,7 @@ TEST_CASE("build_step: an uneven split gives the middle stages the extra layers,
   // 10 layers on pp = 4: q = 2, r = 2, chunks 1 and 2 (C-1-r <= k < C-1) get 3 layers:
   // stage 0 {0, 1}, stage 1 {2, 3, 4}, stage 2 {5, 6, 7}, stage 3 {8, 9}.
   const ModelSpec m = gpt(10, 256, 4, 1000);
-  const StepGraph g = build_step(m, training(256, 4, 1), parallelism(1, 4, 1, false, Recompute::None));
+  const StepGraph g = build_step(m, training(256, 4, 1), parallelism(1, 4, 1, false, Recompute::None), trnsim::workload::SoftwareSpec{});
   std::vector<std::set<std::int32_t>> layers(4);
   std::map<std::int32_t, int> forward_tasks_per_layer;  // over the 4 micro-batches
   for (const auto& t : g.tasks) {
@@ -380,7 +380,7 @@ TEST_CASE("build_step: interleaved chunks split unevenly by virtual stage, stage
   // chunks 1 and 3 = {1, 2, 5}: 3 layers each.
   const ModelSpec m = gpt(6, 256, 4, 1000);
   const StepGraph g =
-      build_step(m, training(256, 4, 1), parallelism(1, 2, 1, false, Recompute::None, PipelineSchedule::Interleaved, 2));
+      build_step(m, training(256, 4, 1), parallelism(1, 2, 1, false, Recompute::None, PipelineSchedule::Interleaved, 2), trnsim::workload::SoftwareSpec{});
   std::vector<std::set<std::int32_t>> layers(2);
   for (const auto& t : g.tasks) {
     if (t.kind == TaskKind::Compute && t.layer >= 0) layers.at(static_cast<std::size_t>(t.stage)).insert(t.layer);

@@ -20,7 +20,7 @@ TEST_CASE("memory: ZeRO-1 optimizer state is 12 bytes per parameter over dp") {
   const ModelSpec m = gpt(8, 1024, 16, 32000);
   const TrainingSpec t = training(1024, 64, 1);  // bf16, AdamW
   auto p = parallelism(2, 2, 4, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1);
-  const auto est = estimate_memory(m, t, p);
+  const auto est = estimate_memory(m, t, p, trnsim::workload::SoftwareSpec{});
   REQUIRE(est.stages.size() == 2);
   // Stage 0: 4 layers of (12 h^2 / tp + biases) plus the vocabulary-parallel embedding; the
   // tied head on the last stage keeps its own copy. Computed here from the shapes:
@@ -35,7 +35,7 @@ TEST_CASE("memory: ZeRO-1 optimizer state is 12 bytes per parameter over dp") {
   CHECK(est.stages[0].weights == Approx(2 * stage0));
   CHECK(est.stages[0].gradients == Approx(2 * stage0));
   p.zero = 0;
-  CHECK(estimate_memory(m, t, p).stages[0].optimizer == Approx(12 * stage0));
+  CHECK(estimate_memory(m, t, p, trnsim::workload::SoftwareSpec{}).stages[0].optimizer == Approx(12 * stage0));
 }
 
 TEST_CASE("memory: GPT activations match Korthikanti et al. 2022 for each recompute mode") {
@@ -47,25 +47,25 @@ TEST_CASE("memory: GPT activations match Korthikanti et al. 2022 for each recomp
   const double s = 2048, b = 2, h = 1024, a = 16, tp = 4, L = 6;
   SECTION("with sequence parallelism: sbh/t (34 + 5as/h), 34 sbh/t, 2 sbh/t") {
     const double none = s * b * h / tp * (34 + 5 * a * s / h);
-    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, true, Recompute::None)).stages[0].activations ==
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, true, Recompute::None), trnsim::workload::SoftwareSpec{}).stages[0].activations ==
           Approx(L * none));
-    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, true, Recompute::Selective)).stages[0].activations ==
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, true, Recompute::Selective), trnsim::workload::SoftwareSpec{}).stages[0].activations ==
           Approx(L * 34 * s * b * h / tp));
     // Full: the layer inputs, plus one layer's activations while it is recomputed.
-    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, true, Recompute::Full)).stages[0].activations ==
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, true, Recompute::Full), trnsim::workload::SoftwareSpec{}).stages[0].activations ==
           Approx(L * 2 * s * b * h / tp + 34 * s * b * h / tp));
   }
   SECTION("without: sbh (10 + 24/t + 5as/(ht)), sbh (10 + 24/t), 2 sbh") {
-    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::None)).stages[0].activations ==
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::None), trnsim::workload::SoftwareSpec{}).stages[0].activations ==
           Approx(L * s * b * h * (10 + 24 / tp + 5 * a * s / (h * tp))));
-    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::Selective)).stages[0].activations ==
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::Selective), trnsim::workload::SoftwareSpec{}).stages[0].activations ==
           Approx(L * s * b * h * (10 + 24 / tp)));
-    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::Full)).stages[0].activations ==
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::Full), trnsim::workload::SoftwareSpec{}).stages[0].activations ==
           Approx(L * 2 * s * b * h + s * b * h * (10 + 24 / tp)));
   }
   SECTION("flash attention keeps no s x s term: none holds what selective holds") {
     t.attention = trnsim::hw::AttentionKernel::Flash;
-    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::None)).stages[0].activations ==
+    CHECK(estimate_memory(m, t, parallelism(4, 1, 1, false, Recompute::None), trnsim::workload::SoftwareSpec{}).stages[0].activations ==
           Approx(L * s * b * h * (10 + 24 / tp)));
   }
 }
@@ -78,14 +78,14 @@ TEST_CASE("memory: SwiGLU and GQA activations follow the same derivation") {
   const TrainingSpec t = training(1024, 4, 1);
   const double T = 1024, e = 2, h = 1024, tp = 2, f = 2816;
   const double layer = 4 * e * T * h / tp + 2 * e * T * h / tp + 2 * e * T * (4 / tp) * 64 + 3 * e * T * f / tp;
-  const auto est = estimate_memory(m, t, parallelism(2, 1, 1, true, Recompute::Selective));
+  const auto est = estimate_memory(m, t, parallelism(2, 1, 1, true, Recompute::Selective), trnsim::workload::SoftwareSpec{});
   CHECK(est.stages[0].activations == Approx(4 * layer));
 }
 
 TEST_CASE("memory: the first 1F1B stage holds pp micro-batches, the last one") {
   const ModelSpec m = gpt(8, 1024, 16, 32000);
   const TrainingSpec t = training(1024, 16, 1);
-  const auto est = estimate_memory(m, t, parallelism(1, 4, 1, false, Recompute::Selective));
+  const auto est = estimate_memory(m, t, parallelism(1, 4, 1, false, Recompute::Selective), trnsim::workload::SoftwareSpec{});
   const double per_layer = 34.0 * 1024 * 1024;  // 34 sbh, b = 1, t = 1
   CHECK(est.stages[0].units_in_flight == 4);
   CHECK(est.stages[0].activations == Approx(4 * 2 * per_layer));
@@ -103,7 +103,7 @@ TEST_CASE("memory: over capacity is a finding with the breakdown, not an error")
   // GPT 2.6B-ish on one rank without sharding: 32 layers x 12 x 2560^2 = 2.5e9 parameters x 16
   // bytes = 40 GB > 16 GiB.
   const ModelSpec m = gpt(32, 2560, 32, 50000);
-  const auto est = estimate_memory(m, training(2048, 8, 1), parallelism(1, 1, 1, false, Recompute::Selective));
+  const auto est = estimate_memory(m, training(2048, 8, 1), parallelism(1, 1, 1, false, Recompute::Selective), trnsim::workload::SoftwareSpec{});
   const auto f = memory_findings(est, capacity);
   REQUIRE(f.size() == 1);
   CHECK_THAT(f[0], Catch::StartsWith("out of memory: stage 0 needs") && Catch::Contains("optimizer"));
@@ -115,7 +115,7 @@ TEST_CASE("memory: an uneven split gives each stage its own layers' parameters a
   // pp - p = 4, 3, 2, 1 micro-batches in flight.
   const ModelSpec m = gpt(10, 1024, 16, 32000);
   const TrainingSpec t = training(1024, 8, 1);
-  const auto est = estimate_memory(m, t, parallelism(1, 4, 1, false, Recompute::Selective));
+  const auto est = estimate_memory(m, t, parallelism(1, 4, 1, false, Recompute::Selective), trnsim::workload::SoftwareSpec{});
   REQUIRE(est.stages.size() == 4);
   const double h = 1024;
   const double layer = 12 * h * h + 13 * h;  // GPT layer with biases, tp = 1
@@ -141,7 +141,7 @@ TEST_CASE("memory: interleaved stages weigh each chunk in flight by its own laye
   const ModelSpec m = gpt(6, 1024, 16, 32000);
   const TrainingSpec t = training(1024, 2, 1);
   const auto p = parallelism(1, 2, 1, false, Recompute::Selective, PipelineSchedule::Interleaved, 2);
-  const auto est = estimate_memory(m, t, p);
+  const auto est = estimate_memory(m, t, p, trnsim::workload::SoftwareSpec{});
   const double layer = layer_activation_bytes(m, make_plan(m, t, p, 0), t, Recompute::Selective);
   CHECK(est.stages[0].activations == Approx(6 * layer));
   CHECK(est.stages[1].units_in_flight == 3);

@@ -42,14 +42,14 @@ TEST_CASE("step cost: one device, no parallelism, sums the per-kernel closed for
   const double attention = 4 * b * s * s * h;
   SECTION("encoder: dense attention") {
     m.arch = ModelArch::Encoder;
-    const StepGraph g = build_step(m, t, parallelism(1, 1, 1, false, Recompute::None));
+    const StepGraph g = build_step(m, t, parallelism(1, 1, 1, false, Recompute::None), trnsim::workload::SoftwareSpec{});
     // The attention core runs forward, backward (2x), and its scores (half of it) once more.
     const double expected =
         mbs * (3 * (L * (layer_dense + attention) + head) + L * attention / 2) / rate + kernels * 1e-6;
     CHECK(step_compute_seconds(g, cm) == Approx(expected).epsilon(1e-9));
   }
   SECTION("decoder: causal attention skips the upper tile (s = 2 tiles: 3 of 4 tile passes run)") {
-    const StepGraph g = build_step(m, t, parallelism(1, 1, 1, false, Recompute::None));
+    const StepGraph g = build_step(m, t, parallelism(1, 1, 1, false, Recompute::None), trnsim::workload::SoftwareSpec{});
     const double expected =
         mbs * (3 * (L * (layer_dense + 0.75 * attention) + head) + L * 0.75 * attention / 2) / rate +
         kernels * 1e-6;

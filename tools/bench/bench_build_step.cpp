@@ -38,7 +38,7 @@ int main() {
   o.ranks_per_instance = 32;
   for (int rep = 0; rep < 3; ++rep) {
     const auto start = std::chrono::steady_clock::now();
-    const StepGraph g = build_step(m, t, p, o);
+    const StepGraph g = build_step(m, t, p, trnsim::workload::SoftwareSpec{}, o);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("build %.3f s: %zu tasks, %zu edges, %zu works, %zu collectives, %u calls, %zu simulated ranks\n", s,
                 g.tasks.size(), g.successors.size(), g.works.size(), g.collectives.size(), g.calls,

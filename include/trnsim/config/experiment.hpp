@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trnsim/hw/specs.hpp"
+#include "trnsim/workload/software.hpp"
 #include "trnsim/workload/specs.hpp"
 
 namespace trnsim::config {
@@ -29,6 +30,7 @@ struct Experiment {
   workload::ModelSpec model;
   workload::TrainingSpec training;
   workload::ParallelismSpec parallelism;
+  workload::SoftwareSpec software;  // the named stack with the experiment's overrides
   NetworkOptions network;
   std::optional<Measured> measured;
   nlohmann::json resolved;          // the fully resolved experiment as JSON (reports embed it)

@@ -18,6 +18,8 @@ std::string config_dir();
 struct PresetList {
   std::vector<std::string> instances;
   std::vector<std::string> models;
+  std::vector<std::string> software;     // configs/software
+  std::vector<std::string> collectives;  // configs/collectives: collective libraries
 };
 PresetList list_presets();
 
@@ -32,5 +34,9 @@ hw::ClusterSpec load_cluster(const std::string& name, int instances);
 // The preset file's JSON, validated; `file` receives its path (for messages).
 nlohmann::json read_instance_json(const std::string& name, std::string* file = nullptr);
 nlohmann::json read_model_json(const std::string& name, std::string* file = nullptr);
+// Software presets (configs/software/NAME.json) and collective libraries
+// (configs/collectives/NAME.json): the file's JSON, its "name" checked against the file name.
+nlohmann::json read_software_json(const std::string& name, std::string* file = nullptr);
+nlohmann::json read_collectives_json(const std::string& name, std::string* file = nullptr);
 
 }  // namespace trnsim::config

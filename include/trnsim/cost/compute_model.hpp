@@ -1,28 +1,31 @@
 #pragma once
-// Time of one compute task on one rank's core(s): each kernel's work split over the NeuronCore's
-// engines (tensor engine with 128x128 tiling, vector, scalar, HBM through the DMA engines). The
-// engines overlap within a kernel, so a kernel takes the time of its busiest engine plus a fixed
-// overhead; a task's kernels run back to back. GPUs: tensor cores, CUDA cores and HBM alike.
+// Time of one compute task on one rank's core(s): each kernel's work split over the engines
+// (tensor engine, vector, scalar, HBM through the DMA engines). The engines overlap within a
+// kernel, so a kernel takes the time of its busiest engine plus a fixed launch gap; a task's
+// kernels run back to back. Matmul time follows the operation's shape, by hardware family:
 //
-// Formulas (units: seconds; "cores" = physical cores per rank, LNC=2 fuses two):
-//   tensor:  one product C[m x n] = A[m x k] B[k x n] occupies the PE array for
-//            ceil(k / (pe_rows * f)) * ceil(n / pe_cols) passes of m rows, one row per cycle
-//            (f = fp8_contraction_factor for FP8, else 1). A partial tile costs a full pass: that
-//            is the waste of k or n not multiple of 128. Causal products skip the passes above the
-//            diagonal: pass j along the sequence dimension streams only m - j*tile rows.
-//            t = batch * cycles / (tensor_clock * cores * matmul_efficiency * r(dtype)),
-//            r = peak(dtype) / peak(bf16) from the chip's published peaks (fp32 on trn1: 1/4),
-//            r = 1 for FP8 (its speed-up is the contraction factor). Full tiles at 100% give
-//            2 * pe_rows * pe_cols * clock per core: trn1 91.75 TFLOPS, trn2 78.6 TFLOPS BF16.
-//            Without a tensor clock in the preset (GPUs): dense flops / (chip peak share).
-//   vector:  vector_elements / (vector elements/s * cores * vector_efficiency)
-//   scalar:  scalar_elements / (scalar elements/s * cores * vector_efficiency); a chip without a
-//            scalar engine rate runs them on the vector engine.
-//   hbm:     hbm_bytes / (min(hbm_bandwidth, dma_bandwidth) * cores / physical_cores
-//            * hbm_efficiency): a chip's HBM is shared by all its cores.
-//   kernel:  max(tensor, vector, scalar, hbm) + task_overhead_s
-// Time uses engine rates; MFU is quoted against the chip's published peak (report layer), which
-// differs (trn1: 2 x 91.75 = 183.5 vs 190 TFLOPS per chip).
+// NeuronCore (Trainium), per product C[m x n] = A[m x k] B[k x n], B stationary in the PE array:
+//   passes   ceil(k / kt) x ceil(n / pe_cols) stationary tiles (kt = pe_rows, x2 for FP8 where the
+//            contraction doubles); a partial tile costs a full one (the 128x128 tile fill).
+//   pass     the m moving rows stream in instructions of at most moving_max (512) columns; an
+//            instruction costs max(columns, min_instruction_cycles) + O cycles, O =
+//            tensor_instruction_overhead_cycles (calibration). Causal products skip the rows above
+//            the diagonal pass by pass.
+//   time     batch x cycles / (clock x cores x matmul_efficiency x r(dtype)); r = peak(dtype) /
+//            peak(bf16) from the chip's published peaks (fp32 on trn1: 1/4), 1 for FP8.
+//   PSUM     the results (m x n x batch, fp32) are copied out of PSUM by the vector engine,
+//            overlapped with the array (unless the kernel consumes them in place: flash).
+//   SBUF     each operand is read from HBM once while the smaller one fits half of SBUF; beyond,
+//            the larger is re-read once per SBUF-sized block of the smaller.
+// GPU, per product: output tiles gemm_tile_m x gemm_tile_n (the better orientation), run in waves
+//   of `sms` tiles; a tile's main loop over ceil(k / gemm_tile_k) steps runs at the SM's share of
+//   the published peak x matmul_efficiency: t = waves x 2 tm tn k' / (peak / sms x eff). Causal
+//   products skip the tiles entirely above the diagonal.
+// Other engines: vector_elements / (vector rate x cores x vector_efficiency); scalar likewise (on
+//   the vector engine when the chip has no scalar rate); hbm_bytes / (min(HBM, DMA) bandwidth x
+//   cores / physical_cores x hbm_efficiency): a chip's HBM is shared by its cores.
+// kernel = max(tensor, vector, scalar, hbm) + task_overhead_s (the per-kernel launch gap).
+// MFU is quoted against the chip's published peak (report layer).
 #include <array>
 #include <span>
 
@@ -50,19 +53,20 @@ struct TaskCost {
 class ComputeModel {
  public:
   // Contract: throws InputError when the chip lacks a rate the model needs or the calibration is
-  // outside (0, 1]. physical_cores_per_rank: NeuronCores fused into one rank (LNC); GPU: 1.
+  // outside its range. physical_cores_per_rank: NeuronCores fused into one rank (LNC); GPU: 1.
   ComputeModel(const hw::ChipSpec& chip, const hw::Calibration& calibration, hw::Dtype matmul_dtype,
                int physical_cores_per_rank);
 
   // hbm_share in (0, 1]: the fraction of the rank's HBM bandwidth left to compute (collective DMA
   // traffic takes the rest; replay::HbmSharing).
   KernelCost cost(const Kernel& kernel, double hbm_share = 1.0) const;
-  // Contract: O(kernels); no allocation.
+  // Contract: O(kernels x causal passes); no allocation.
   TaskCost cost(std::span<const Kernel> kernels, double hbm_share = 1.0) const;
   // The rank's sustained HBM bandwidth (bytes/s, calibrated efficiency applied).
   double hbm_bytes_per_s() const { return hbm_rate_; }
 
-  // Tensor-engine rate of one rank on full tiles at 100% efficiency (FLOP/s), for the dtype given.
+  // Tensor-engine rate of one rank on full tiles with no instruction overhead and efficiency 1
+  // (FLOP/s), for the training dtype (low_precision) or fp32.
   double tensor_peak_flops(bool low_precision = true) const;
   // GPUs run collectives on SMs: the replay executor stretches compute by this factor while a
   // collective is in flight on the rank (Trainium: 1.0, dedicated collective cores).
@@ -70,10 +74,15 @@ class ComputeModel {
 
  private:
   double tensor_seconds(const Kernel& kernel) const;
+  double neuron_cycles(const Kernel& kernel) const;
+  double gpu_tensor_seconds(const Kernel& kernel) const;
+  double psum_copy_elements(const Kernel& kernel) const;
+  double sbuf_reread_bytes(const Kernel& kernel) const;
 
   hw::ChipSpec chip_;
   hw::Calibration calibration_;
   hw::Dtype dtype_;
+  bool systolic_;             // NeuronCore PE-array model (else the GPU tile model)
   double cores_;              // physical cores per rank
   double contraction_tile_;   // pe_rows times the FP8 factor where it applies
   double low_rate_factor_;    // r(dtype) for low_precision kernels
@@ -81,6 +90,7 @@ class ComputeModel {
   double vector_rate_;        // elements/s per rank at calibrated efficiency
   double scalar_rate_;        // 0: scalar work runs on the vector engine
   double hbm_rate_;           // bytes/s per rank at calibrated efficiency
+  double sbuf_half_;          // bytes: half of the rank's SBUF, for a resident operand
 };
 
 }  // namespace trnsim::cost

@@ -42,6 +42,11 @@ struct Kernel {
   // work is not counted here; it is in vector_elements / scalar_elements.
   double flops = 0;
   bool low_precision = true;   // runs at the training dtype's matmul rate (false: fp32)
+  // Bytes per operand element in HBM (SBUF re-reads, cost layer).
+  double element_bytes = 2;
+  // The product's results are consumed where they accumulate (flash attention's softmax reads
+  // PSUM itself): no separate copy out of PSUM.
+  bool fused_epilogue = false;
 };
 
 }  // namespace trnsim::cost

@@ -37,6 +37,15 @@ struct CoreSpec {
   StreamEngine gpsimd;
   double sbuf_bytes = 0;
   double psum_bytes = 0;
+  // NeuronCore matmul instructions (NKI ISA, nc_matmul): a 128 x 128 stationary tile and up to
+  // `moving_max` columns of the moving operand (one 2 KiB PSUM bank of fp32 per partition); an
+  // instruction takes max(columns, min_instruction_cycles) cycles ("MIN_II", about 64).
+  int moving_max = 512;
+  int min_instruction_cycles = 64;
+  // GPUs: streaming multiprocessors and the output tile of the vendor GEMM library's kernels for
+  // large products (m x n per thread block, k per main-loop step): tile and wave quantisation.
+  int sms = 0;
+  int gemm_tile_m = 0, gemm_tile_n = 0, gemm_tile_k = 0;
 };
 
 // How the training stack computes the attention core: flash-style (scores stay on chip) or
@@ -46,7 +55,16 @@ enum class AttentionKernel : std::uint8_t { Flash, Materialized };
 // Calibration constants: sustained fractions of peak and fixed costs. They live in the hardware
 // file with their provenance and apply to every run on that hardware alike.
 struct Calibration {
-  double matmul_efficiency = 1.0;   // sustained fraction of tensor-engine peak on full tiles
+  // Sustained fraction of the tensor peak while a matmul streams: GPUs, inside a GEMM tile's main
+  // loop; NeuronCore, the fraction of cycles the array streams a moving column once an instruction
+  // runs (its fixed losses are tensor_instruction_overhead_cycles).
+  double matmul_efficiency = 1.0;
+  // NeuronCore: cycles each matmul instruction costs beyond streaming its moving columns (issue,
+  // stationary-tile load and semaphore waits that the compiler's schedule does not hide).
+  double tensor_instruction_overhead_cycles = 0;
+  // GPUs: seconds each GEMM output tile costs beyond its main loop (pipeline fill and the
+  // epilogue that stores the tile), which makes small products slower per FLOP.
+  double gemm_tile_overhead_s = 0;
   double vector_efficiency = 1.0;   // sustained fraction of vector/scalar element rates
   double hbm_efficiency = 1.0;      // sustained fraction of HBM bandwidth
   double task_overhead_s = 0;       // fixed cost per compute task (launch, sync)
@@ -55,9 +73,6 @@ struct Calibration {
   // GPUs run collectives on SMs: compute is slowed by this factor while a collective runs
   // (1.0 = no slowdown, Trainium's dedicated collective cores).
   double comm_compute_slowdown = 1.0;
-  // The attention kernel of the software stack the constants above were measured with; an
-  // experiment's training.attention overrides it.
-  AttentionKernel attention_kernel = AttentionKernel::Flash;
   std::string source;
 };
 
@@ -113,6 +128,8 @@ struct InstanceSpec {
   int nics = 0;
   LinkSpec efa;                      // bandwidth: whole instance, one direction
   Calibration calibration;
+  // The software preset (configs/software) an experiment on this instance runs when it names none.
+  std::string default_software;
   std::string source;
   double peak_flops(Dtype d) const { return chip.peak.of(d) * chips; }
   // Ranks (GPUs, or logical NeuronCores) per instance: trn1 32, trn2 with LNC=2 64, DGX 8.

@@ -12,6 +12,7 @@
 #include "trnsim/replay/timeline.hpp"
 #include "trnsim/workload/memory.hpp"
 #include "trnsim/workload/plan.hpp"
+#include "trnsim/workload/software.hpp"
 #include "trnsim/workload/specs.hpp"
 #include "trnsim/workload/step_graph.hpp"
 
@@ -22,6 +23,7 @@ struct StepInput {
   workload::ModelSpec model;
   workload::TrainingSpec training;
   workload::ParallelismSpec parallelism;
+  workload::SoftwareSpec software;
   net::NetworkModel network = net::NetworkModel::Analytic;
   net::Algorithm algorithm = net::Algorithm::Auto;
   bool symmetric = true;  // simulate one rank per pipeline stage (BuildOptions::symmetric)

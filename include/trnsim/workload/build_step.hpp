@@ -17,6 +17,7 @@
 // the same buckets. Tied embeddings on separate first and last stages are all-reduced between them.
 #include <cstdint>
 
+#include "trnsim/workload/software.hpp"
 #include "trnsim/workload/specs.hpp"
 #include "trnsim/workload/step_graph.hpp"
 
@@ -35,6 +36,6 @@ struct BuildOptions {
 // InputError naming the field; a plan that does not fit the model, batch or ranks is an
 // InputError naming the field. Deterministic. O(simulated ranks * micro-batches * layers / pp).
 StepGraph build_step(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& parallelism,
-                     const BuildOptions& options = {});
+                     const SoftwareSpec& software, const BuildOptions& options = {});
 
 }  // namespace trnsim::workload

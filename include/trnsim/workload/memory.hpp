@@ -4,9 +4,11 @@
 // Model state: parameters p of the stage's TP shard (the stage's layers: L/pp, or a layer
 // fewer or more under the uneven split of plan.hpp; plus the vocabulary-parallel
 // embedding on the first stage and final norm + LM head on the last; a tied head on a separate
-// last stage holds its own copy, as in Megatron-LM). weights = p * weight_bytes, gradients =
-// p * gradient_bytes, optimizer = p * optimizer_bytes / (dp under ZeRO-1, else 1); for bf16 Adam
-// that is 2 + 2 + 12 bytes per parameter (ZeRO paper's 16).
+// last stage holds its own copy, as in Megatron-LM). With the software's precision recipe
+// (workload/software.hpp): weights = p * weights, gradients = p * grad_accumulation (the buffer
+// they accumulate in over the step), optimizer = p * (master_weights + moments *
+// optimizer_states) / (dp under ZeRO-1, else 1); for bf16 Adam with fp32 accumulation that is
+// 2 + 4 + 12 bytes per parameter (the ZeRO paper's 16 counts 2-byte gradients).
 //
 // Activations per layer and micro-batch (Korthikanti et al. 2022, "Reducing Activation
 // Recomputation in Large Transformer Models", generalised): with T = b s tokens, e the activation
@@ -36,6 +38,7 @@
 #include "trnsim/hw/specs.hpp"
 
 #include "trnsim/workload/plan.hpp"
+#include "trnsim/workload/software.hpp"
 #include "trnsim/workload/specs.hpp"
 
 namespace trnsim::workload {
@@ -62,7 +65,7 @@ double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const Tr
 // Contract: every optional resolved (else InputError naming it); the caller compares with the
 // rank's HBM share. O(pp * micro_batches).
 MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& training,
-                               const ParallelismSpec& parallelism);
+                               const ParallelismSpec& parallelism, const SoftwareSpec& software);
 
 // HBM one rank may use: the chip's HBM shared by its cores (bytes).
 double rank_memory_capacity(const hw::ChipSpec& chip, int physical_cores_per_rank);

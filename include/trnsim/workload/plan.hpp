@@ -89,13 +89,10 @@ class RankLayout {
 // ranks_per_instance <= 0 skips the check.
 std::vector<std::string> layout_findings(const RankLayout& layout, std::int64_t ranks_per_instance);
 
-// Byte sizes by training precision (DESIGN.md, "Experiment file").
+// The tensor engine's format for a training dtype: fp32 and tf32 as they are, bf16 and bf16-sr
+// bf16, fp16 and fp8 themselves.
 hw::Dtype matmul_dtype(Precision p);
-double activation_bytes(Precision p);  // activations and the tensors collectives move
-double weight_bytes(Precision p);      // the model weights used in forward/backward
-double gradient_bytes(Precision p);    // gradients as accumulated and all-reduced
-// Optimizer state per parameter: fp32 master copy (mixed precision) plus the moments
-// (Adam/AdamW: 2, SGD: 1 momentum), fp32 except under bf16-sr (bf16, no master).
-double optimizer_bytes(Precision p, Optimizer o);
+// Activations and the tensors collectives move: 4 bytes under fp32/tf32, else 2.
+double activation_bytes(Precision p);
 
 }  // namespace trnsim::workload

@@ -1,0 +1,29 @@
+#pragma once
+// How a collective library chooses its algorithm (software presets' "collectives" block).
+// Neuron's runtime switches by message size (mesh, then recursive doubling-halving, then ring
+// variants; hierarchical across instances), NCCL by its own thresholds; the analytic optimum is a
+// what-if ("optimal"), not the default (DESIGN.md, "Network model").
+#include <string>
+#include <vector>
+
+#include "trnsim/net/collective.hpp"
+
+namespace trnsim::net {
+
+// One line of the library's choice table: for `op`, messages up to `max_bytes` (inclusive) run
+// `within_instance` when the group stays inside one instance, else `across_instances`.
+struct AlgorithmRule {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  double max_bytes = 0;  // +infinity for the last line of an op
+  Algorithm within_instance = Algorithm::Ring;
+  Algorithm across_instances = Algorithm::Hierarchical;
+};
+
+struct CollectivePolicy {
+  std::string library;            // "neuron-runtime", "nccl"
+  bool optimal = false;           // true: the analytic optimum over every algorithm (what-if)
+  std::vector<AlgorithmRule> rules;  // per op, ascending max_bytes; an op without rules: optimal
+  std::string source;
+};
+
+}  // namespace trnsim::net

@@ -1,0 +1,112 @@
+#pragma once
+// The training software: what a framework decides about a step, as opposed to what the hardware
+// can do (DESIGN.md, "Software model"). Filled by the config layer from configs/software/*.json;
+// every fact there carries its source. The workload builder, the memory model and the plan rule
+// honour these fields; the hardware presets hold physics only.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trnsim/hw/specs.hpp"
+#include "trnsim/net/collective_policy.hpp"
+#include "trnsim/workload/specs.hpp"
+
+namespace trnsim::workload {
+
+// Plan fields a stack fills in when an experiment leaves them null ("not published").
+struct PlanDefaults {
+  std::optional<std::int64_t> micro_batch;
+  std::optional<bool> sequence_parallel;
+  std::optional<int> zero;
+  std::optional<PipelineSchedule> schedule;
+  std::optional<std::int64_t> virtual_stages;
+  std::optional<Recompute> recompute;
+  std::optional<hw::AttentionKernel> attention;
+};
+
+// A published recipe of the stack for one model (a launch script): its own defaults, which take
+// precedence over the stack's general ones for experiments whose model has this name.
+struct Recipe {
+  std::string model;      // model preset or inline model name ("gpt3-23b", "llama2-7b")
+  PlanDefaults defaults;
+  std::string source;
+};
+
+// Storage formats of the training state, bytes per element. 0 bytes for master_weights = no
+// separate master copy (the weights themselves are updated, e.g. bf16 with stochastic rounding).
+struct PrecisionRecipe {
+  double weights = 2;            // the weights forward and backward read
+  double gradients = 2;          // gradients as produced and as reduced over data parallelism
+  double grad_accumulation = 4;  // the buffer gradients accumulate in across micro-batches
+  double master_weights = 4;     // fp32 master copy held by the optimizer (0 = none)
+  double optimizer_states = 4;   // each optimizer moment
+  bool stochastic_rounding = false;
+  // Neuron compiler --auto-cast: whether fp32 matmuls run at the cast type's rate.
+  enum class AutoCast : std::uint8_t { None, Matmult, All };
+  AutoCast fp32_autocast = AutoCast::None;
+  hw::Dtype autocast_type = hw::Dtype::Bf16;
+};
+
+// Which kernels the stack runs: what is fused and how attention is computed.
+struct Kernels {
+  hw::AttentionKernel attention = hw::AttentionKernel::Flash;
+  bool fused_softmax = true;           // scale + mask + softmax in one kernel (materialized attention)
+  bool fused_bias_activation = true;   // bias + GeLU in one kernel
+  bool fused_dropout_add = true;       // bias + dropout + residual add in one kernel
+  // Gradient accumulation across micro-batches inside the weight-gradient GEMM (beta = 1) rather
+  // than a separate read-modify-write of the accumulation buffer.
+  bool fused_grad_accumulation = false;
+};
+
+// When data-parallel gradient reduction runs.
+enum class DpReduction : std::uint8_t {
+  Overlapped,     // bucketed, during the backward pass of the last micro-batch (PyTorch DDP)
+  AfterBackward,  // once, after the backward pass of the last micro-batch (Megatron-LM 2021 local DDP)
+};
+
+struct Overlap {
+  DpReduction dp_reduction = DpReduction::Overlapped;
+  bool tp_comm = false;  // tensor-parallel collectives overlap with independent compute
+};
+
+// The generic recipe of a training dtype (DESIGN.md, "Experiment file"): fp32/tf32 fp32
+// everywhere; bf16/fp16/fp8 low-precision weights and gradients, fp32 master copy and moments;
+// bf16-sr bf16 everywhere with stochastic rounding, no master copy. Gradients accumulate in fp32
+// except under bf16-sr. Defined in workload/software.cpp.
+PrecisionRecipe default_recipe(Precision p);
+
+struct PrecisionEntry {
+  Precision dtype = Precision::Bf16;  // training.dtype this recipe applies to
+  PrecisionRecipe recipe;
+};
+
+struct SoftwareSpec {
+  std::string name;    // preset name
+  std::string source;
+  PlanDefaults defaults;
+  std::vector<Recipe> recipes;
+  // The stack's recipe per training dtype; a dtype not listed runs default_recipe(dtype).
+  std::vector<PrecisionEntry> precision;
+  Kernels kernels;
+  Overlap overlap;
+  // Whether the stack replicates KV heads when tp exceeds them (NeuronX Distributed's
+  // kv_replicator); without it such a plan is an error.
+  bool kv_replication = true;
+  net::CollectivePolicy collectives;
+  PrecisionRecipe precision_for(Precision p) const {
+    for (const PrecisionEntry& e : precision) {
+      if (e.dtype == p) return e.recipe;
+    }
+    return default_recipe(p);
+  }
+  // The recipe for `model_name`, or nullptr.
+  const Recipe* recipe_for(const std::string& model_name) const {
+    for (const Recipe& r : recipes) {
+      if (r.model == model_name) return &r;
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace trnsim::workload

@@ -1,0 +1,167 @@
+// The rule for unset fields (contract in plan_rule.hpp).
+#include "trnsim/replay/plan_rule.hpp"
+
+#include <optional>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "trnsim/workload/memory.hpp"
+
+namespace trnsim::replay {
+namespace {
+
+using workload::PipelineSchedule;
+using workload::PlanDefaults;
+using workload::Recompute;
+
+std::string_view schedule_name(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::GPipe: return "gpipe";
+    case PipelineSchedule::OneFOneB: return "1f1b";
+    case PipelineSchedule::Interleaved: return "1f1b-interleaved";
+  }
+  return "?";
+}
+
+std::string_view recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::Full: return "full";
+  }
+  return "?";
+}
+
+std::string_view attention_name(hw::AttentionKernel a) {
+  return a == hw::AttentionKernel::Flash ? "flash" : "materialized";
+}
+
+class Resolver {
+ public:
+  explicit Resolver(const StepInput& input)
+      : in_(input), recipe_(input.software.recipe_for(input.model.name)) {}
+
+  // The value of one field by steps 2 and 3, with the rule's words; nullopt: step 4 decides.
+  template <class T>
+  std::optional<T> stated(std::optional<T> PlanDefaults::*field, std::string& rule) const {
+    if (recipe_ != nullptr && (recipe_->defaults.*field)) {
+      rule = fmt::format("software {}, recipe for {}", in_.software.name, recipe_->model);
+      return recipe_->defaults.*field;
+    }
+    if (in_.software.defaults.*field) {
+      rule = fmt::format("software {} default", in_.software.name);
+      return in_.software.defaults.*field;
+    }
+    return std::nullopt;
+  }
+
+  workload::ResolvedPlan run() {
+    workload::ResolvedPlan out{in_.training, in_.parallelism, {}};
+    auto& t = out.training;
+    auto& p = out.parallelism;
+    std::string rule;
+    const std::string plainest = "plainest plan that fits";
+
+    if (!t.micro_batch) {
+      t.micro_batch = stated(&PlanDefaults::micro_batch, rule).value_or(1);
+      if (!stated(&PlanDefaults::micro_batch, rule)) rule = plainest;
+      note("/training/micro_batch", fmt::format("{}", *t.micro_batch), rule);
+    }
+    if (!p.sequence_parallel) {
+      const auto s = stated(&PlanDefaults::sequence_parallel, rule);
+      const bool possible = p.tp > 1 && in_.training.seq_len % p.tp == 0;
+      p.sequence_parallel = s.value_or(false) && possible;
+      if (!s) rule = plainest;
+      else if (*s && !possible) rule += "; off: it needs tp > 1 dividing seq_len";
+      note("/parallelism/sequence_parallel", *p.sequence_parallel ? "true" : "false", rule);
+    }
+    if (!p.zero) {
+      const auto s = stated(&PlanDefaults::zero, rule);
+      p.zero = p.dp > 1 ? s.value_or(0) : 0;
+      if (!s) rule = plainest;
+      else if (*s > 0 && p.dp == 1) rule += "; 0: dp = 1 has nothing to shard";
+      note("/parallelism/zero", fmt::format("{}", *p.zero), rule);
+    }
+    if (!p.virtual_stages) {
+      const auto s = stated(&PlanDefaults::virtual_stages, rule);
+      if (s) {
+        p.virtual_stages = *s;
+      } else {
+        rule = plainest;
+        p.virtual_stages = p.schedule == PipelineSchedule::Interleaved ? smallest_interleaving() : 1;
+        if (p.schedule == PipelineSchedule::Interleaved) rule += ": the smallest interleaving the plan allows";
+      }
+      note("/parallelism/virtual_stages", fmt::format("{}", *p.virtual_stages), rule);
+    }
+    if (!p.schedule) {
+      const auto s = stated(&PlanDefaults::schedule, rule);
+      p.schedule = s.value_or(*p.virtual_stages > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB);
+      if (!s) rule = plainest + "; 1f1b-interleaved exactly when virtual_stages > 1";
+      note("/parallelism/schedule", std::string(schedule_name(*p.schedule)), rule);
+    }
+    if (!t.attention) {
+      const auto s = stated(&PlanDefaults::attention, rule);
+      t.attention = s.value_or(in_.software.kernels.attention);
+      if (!s) rule = fmt::format("software {} kernels", in_.software.name);
+      note("/training/attention", std::string(attention_name(*t.attention)), rule);
+    }
+    if (!p.recompute) {
+      const auto s = stated(&PlanDefaults::recompute, rule);
+      if (s) {
+        p.recompute = *s;
+      } else {
+        p.recompute = lightest_fitting(out, rule);
+      }
+      note("/parallelism/recompute", std::string(recompute_name(*p.recompute)), rule);
+    }
+    out.choices = std::move(choices_);
+    return out;
+  }
+
+ private:
+  void note(const char* path, const std::string& value, const std::string& rule) {
+    choices_.push_back(fmt::format("{} = {} (rule: {})", path, value, rule));
+  }
+
+  // Megatron-LM's interleaving needs pp > 1, the layers split evenly over the pipeline stages and
+  // each stage's layers evenly over its v chunks (num-layers-per-virtual-pipeline-stage), and the
+  // micro-batches per pipeline a multiple of pp: the smallest v >= 2 dividing layers / pp. Layers
+  // that do not split evenly over pp (trnsim's uneven split, plan.hpp) take v = 2; make_plan names
+  // whatever else fails.
+  std::int64_t smallest_interleaving() const {
+    const std::int64_t layers = in_.model.layers, pp = in_.parallelism.pp;
+    if (pp < 1 || layers % pp != 0) return 2;
+    const std::int64_t per_stage = layers / pp;
+    for (std::int64_t v = 2; v <= per_stage; ++v) {
+      if (per_stage % v == 0) return v;
+    }
+    return 2;
+  }
+
+  // The first recompute mode, in order none, selective, full, whose memory fits.
+  Recompute lightest_fitting(const workload::ResolvedPlan& plan, std::string& rule) const {
+    const double capacity = rank_memory_capacity(in_.cluster);
+    for (const Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+      workload::ParallelismSpec p = plan.parallelism;
+      p.recompute = r;
+      const double need = workload::estimate_memory(in_.model, plan.training, p, in_.software).peak().total();
+      if (need <= capacity) {
+        rule = "plainest plan that fits: the least recomputation whose memory fits";
+        return r;
+      }
+    }
+    rule = "plainest plan that fits: none fits, full recomputation (see the out-of-memory finding)";
+    return Recompute::Full;
+  }
+
+  const StepInput& in_;
+  const workload::Recipe* recipe_;
+  std::vector<std::string> choices_;
+};
+
+}  // namespace
+
+workload::ResolvedPlan resolve_plan(const StepInput& input) { return Resolver(input).run(); }
+
+}  // namespace trnsim::replay
