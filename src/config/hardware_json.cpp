@@ -76,7 +76,6 @@ json to_json(const hw::InstanceSpec& i) {
   const hw::Calibration& c = i.calibration;
   j["calibration"] = json{{"matmul_efficiency", c.matmul_efficiency},
                           {"tensor_instruction_overhead_cycles", c.tensor_instruction_overhead_cycles},
-                          {"gemm_tile_overhead_us", c.gemm_tile_overhead_s / kMicro},
                           {"vector_efficiency", c.vector_efficiency},
                           {"hbm_efficiency", c.hbm_efficiency},
                           {"task_overhead_us", c.task_overhead_s / kMicro},

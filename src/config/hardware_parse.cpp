@@ -99,7 +99,6 @@ hw::Calibration parse_calibration(ObjectReader r) {
   // Every constant is required: a preset states its calibration and where it came from.
   c.matmul_efficiency = r.number("matmul_efficiency", 1e-3, 1);
   c.tensor_instruction_overhead_cycles = r.number_or("tensor_instruction_overhead_cycles", 0, 0, 1e6);
-  c.gemm_tile_overhead_s = r.number_or("gemm_tile_overhead_us", 0, 0, 1e3) * kMicro;
   c.vector_efficiency = r.number("vector_efficiency", 1e-3, 1);
   c.hbm_efficiency = r.number("hbm_efficiency", 1e-3, 1);
   c.task_overhead_s = r.number("task_overhead_us", 0, kInf) * kMicro;

@@ -147,7 +147,7 @@ double ComputeModel::gpu_tensor_seconds(const Kernel& kr) const {
     // P V with a causal mask: each row tile's main loop stops at the diagonal, on average half-way.
     if (kr.causal == CausalDim::K) work = std::min(k_padded, std::ceil((m + tm) / 2 / tk) * tk);
     const double waves = std::ceil(tiles(tm, tn) * static_cast<double>(kr.batch) / sms);
-    return waves * (2 * tm * tn * work / per_sm + calibration_.gemm_tile_overhead_s);
+    return waves * 2 * tm * tn * work / per_sm;
   };
   const double a = chip_.core.gemm_tile_m;
   const double b = chip_.core.gemm_tile_n;

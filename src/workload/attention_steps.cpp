@@ -78,9 +78,12 @@ void flash_backward(const StepContext& c, Emitter& em) {
 
 // Materialized attention (Megatron-LM's fused scale-mask-softmax, as in Narayanan et al. 2021):
 // a batched GEMM writes all s x s scores (masked ones included) to HBM; the softmax kernel reads
-// them and writes the probabilities (scale and mask, row max, subtract, row sum, divide: 4 vector
-// ops and 1 exp per score); dropout draws a mask and writes the dropped probabilities and the
-// 1-byte mask (2 vector ops per score); the second GEMM reads them back.
+// them and writes the probabilities; dropout draws a mask and writes the dropped probabilities and
+// the 1-byte mask (2 vector ops per score); the second GEMM reads them back. Softmax per score:
+// fused (Kernels::fused_softmax), the scale and the mask ride on the exponential's affine input
+// and the row sum on its accumulator: row max, exp, normalise = 2 vector ops and 1 exp; unfused,
+// scale, mask, row max, exp, row sum and divide run as separate passes: 5 vector ops and 1 exp,
+// and each pass reads and writes the scores in HBM.
 void materialized_forward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
   const std::int64_t bh = c.micro_batch * d.heads;
@@ -90,7 +93,10 @@ void materialized_forward(const StepContext& c, Emitter& em) {
   Kernel qk = matmul("attn_scores", OpClass::Attention, c.seq_len, c.seq_len, d.head_dim, bh, e);
   qk.hbm_bytes = e * t * dbl(d.q_width() + d.kv_width()) + e * scores;  // Q, K in; S out
   em.kernel(std::move(qk));
-  em.kernel(elementwise("softmax", OpClass::Attention, 4 * scores, scores, 2 * e * scores));
+  const double softmax_vector = c.kernels.fused_softmax ? 2 : 5;
+  const double softmax_passes = c.kernels.fused_softmax ? 1 : 5;
+  em.kernel(elementwise("softmax", OpClass::Attention, softmax_vector * scores, scores,
+                        softmax_passes * 2 * e * scores));
   if (d.dropout) em.kernel(elementwise("attn_dropout", OpClass::Attention, 2 * scores, 0, (2 * e + 1) * scores));
   Kernel av = matmul("attn_values", OpClass::Attention, c.seq_len, d.head_dim, c.seq_len, bh, e);
   av.hbm_bytes = e * scores + e * t * dbl(d.kv_width() + d.q_width());  // P, V in; O out
@@ -99,8 +105,9 @@ void materialized_forward(const StepContext& c, Emitter& em) {
 
 // Materialized backward: dV = P^T dO reads the (dropped) probabilities; dP = dO V^T writes an
 // s x s gradient; dropout backward reads it and the mask (1 vector op per score); softmax backward
-// dS = P (dP - rowsum(dP P)) reads P and dP and writes dS (3 vector ops per score); dQ = dS K and
-// dK = dS^T Q each read dS.
+// dS = P (dP - rowsum(dP P)) reads P and dP and writes dS (fused: the product-and-sum in one pass
+// and the subtract-and-multiply in another, 2 vector ops per score; unfused 3 passes); dQ = dS K
+// and dK = dS^T Q each read dS.
 void materialized_backward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
   const std::int64_t bh = c.micro_batch * d.heads;
@@ -115,7 +122,8 @@ void materialized_backward(const StepContext& c, Emitter& em) {
   dp.hbm_bytes = e * t * (dbl(d.q_width()) + dbl(d.kv_width())) + e * scores;  // dO, V in; dP out
   em.kernel(std::move(dp));
   if (d.dropout) em.kernel(elementwise("attn_dropout_bwd", OpClass::Attention, scores, 0, (2 * e + 1) * scores));
-  em.kernel(elementwise("softmax_bwd", OpClass::Attention, 3 * scores, 0, 3 * e * scores));
+  const double bwd_vector = c.kernels.fused_softmax ? 2 : 3;
+  em.kernel(elementwise("softmax_bwd", OpClass::Attention, bwd_vector * scores, 0, bwd_vector * e * scores + e * scores));
   Kernel dq = matmul("attn_dq", OpClass::Attention, s, d.head_dim, s, bh, e);
   dq.hbm_bytes = e * scores + e * t * (dbl(d.kv_width()) + dbl(d.q_width()));  // dS, K in; dQ out
   em.kernel(std::move(dq));

@@ -31,7 +31,7 @@ TEST_CASE("config: every bundled example loads") {
 
 TEST_CASE("config: every published validation file parses as it is") {
   const auto files = json_files_in("configs/validation");
-  REQUIRE(files.size() == 13);  // 10 Megatron-LM Table 1 rows + 3 Neuron Trn1 rows
+  REQUIRE(files.size() == 14);  // 10 Megatron-LM Table 1 rows + 4 Neuron Trn1 rows
   for (const auto& f : files) {
     INFO(f);
     const auto ex = config::load_experiment(f);

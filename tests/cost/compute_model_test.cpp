@@ -136,6 +136,7 @@ TEST_CASE("cost: a task's time is the sum of its kernels, split by op class") {
   cal.task_overhead_s = 1e-6;
   const ComputeModel cm(trn1_chip(), cal, hw::Dtype::Bf16, 1);
   Kernel a = product(1280, 128, 128);  // 1280 cycles
+  a.fused_epilogue = true;             // no PSUM copy: the tensor engine alone
   Kernel b;
   b.name = "gelu";
   b.op = cost::OpClass::Activation;
@@ -163,15 +164,71 @@ TEST_CASE("cost: scalar work runs on the vector engine where a chip has no scala
   CHECK_THROWS_AS(ComputeModel(trn1_chip(), {}, hw::Dtype::Bf16, 3), InputError);
 }
 
-TEST_CASE("cost: without a tensor clock (GPU presets) matmuls run at the chip's published peak") {
+TEST_CASE("cost: GPU products run in waves of output tiles over the SMs") {
+  // A100: 108 SMs, 312 TFLOPS BF16 dense, so 312e12 / 108 FLOP/s per SM; 128 x 128 tiles, k in steps of 32.
   hw::ChipSpec a100;
   a100.name = "A100";
   a100.family = hw::Family::Gpu;
-  a100.core.tensor_clock_hz = 0;
   a100.core.vector = {6912, 1.41e9};
+  a100.core.sms = 108;
+  a100.core.gemm_tile_m = 128;
+  a100.core.gemm_tile_n = 128;
+  a100.core.gemm_tile_k = 32;
   a100.peak.bf16 = 312e12;
+  a100.peak.fp32 = 19.5e12;
   a100.hbm_bandwidth = 2039e9;
-  const ComputeModel cm(a100, {}, hw::Dtype::Bf16, 1);
-  const Kernel k = product(4096, 4096, 4096);
-  CHECK(tensor(cm, k) == Approx(k.flops / 312e12));
+  hw::Calibration cal;
+  cal.matmul_efficiency = 0.8;
+  const ComputeModel cm(a100, cal, hw::Dtype::Bf16, 1);
+  const double per_sm = 312e12 / 108 * 0.8;
+  const double tile = [&] { return 2.0 * 128 * 128 * 4096 / per_sm; }();
+  // 4096^3: 32 x 32 = 1,024 tiles, ceil(1024 / 108) = 10 waves of one 4096-deep tile each.
+  CHECK(tensor(cm, product(4096, 4096, 4096)) == Approx(10 * tile));
+  // 1,080 tiles (m = 128 x 30 = 3840, n = 128 x 36 = 4608) fill exactly 10 waves too: the same time
+  // for 5.5 % more FLOPs; one more row tile (m = 3968, 1,116 tiles) opens an 11th wave.
+  CHECK(tensor(cm, product(3840, 4608, 4096)) == Approx(10 * tile));
+  CHECK(tensor(cm, product(3968, 4608, 4096)) == Approx(11 * tile));
+  // k = 96 runs 3 steps of 32 (no padding); k = 100 pads to 128.
+  CHECK(tensor(cm, product(128, 128, 100)) == Approx(2.0 * 128 * 128 * 128 / per_sm));
+}
+
+TEST_CASE("cost: NeuronCore instructions stream at most 512 moving columns, at least MIN_II cycles, plus an overhead") {
+  hw::Calibration cal;
+  cal.tensor_instruction_overhead_cycles = 100;
+  const ComputeModel cm(trn1_chip(), cal, hw::Dtype::Bf16, 1);
+  // 1024 x 512 x 256: 2 k passes x 4 n passes, each 2 instructions of 512 columns:
+  // 2 x 4 x 2 x (512 + 100) = 9,792 cycles at 2.8 GHz.
+  CHECK(tensor(cm, product(1024, 512, 256)) == Approx(9792 / 2.8e9));
+  // 600 rows: one instruction of 512 and one of 88: (512 + 100) + (88 + 100) = 800 cycles.
+  CHECK(tensor(cm, product(600, 128, 128)) == Approx(800 / 2.8e9));
+  // 32 rows still take MIN_II = 64 cycles: 64 + 100.
+  CHECK(tensor(cm, product(32, 128, 128)) == Approx(164 / 2.8e9));
+}
+
+TEST_CASE("cost: NeuronCore results leave PSUM through the vector engine unless the kernel consumes them") {
+  const ComputeModel cm(trn1_chip(), {}, hw::Dtype::Bf16, 1);
+  // 4096 x 1024 outputs copied at 128 elements x 1.12 GHz = 29.3 us; the array takes
+  // 4096 x 8 passes of one column per cycle = 11.7 us: the copy sets the pace (k = 128 is too shallow).
+  Kernel k = product(4096, 1024, 128);
+  const auto c = cm.cost(k);
+  CHECK(c.engine[static_cast<std::size_t>(Engine::Vector)] == Approx(4096.0 * 1024 / (128 * 1.12e9)));
+  CHECK(c.engine[static_cast<std::size_t>(Engine::Tensor)] == Approx(4096.0 * 8 / 2.8e9));
+  k.fused_epilogue = true;
+  CHECK(cm.cost(k).engine[static_cast<std::size_t>(Engine::Vector)] == 0);
+}
+
+TEST_CASE("cost: operands larger than SBUF are re-read from HBM once per SBUF-sized block") {
+  hw::ChipSpec chip = trn1_chip();
+  chip.core.sbuf_bytes = 24.0 * 1024 * 1024;  // half of it, 12 MiB, holds the resident operand
+  const ComputeModel cm(chip, {}, hw::Dtype::Bf16, 1);
+  // A = 8192 x 4096 x 2 B = 64 MiB, B = 4096 x 2048 x 2 B = 16 MiB: B takes 2 blocks of 12 MiB, so
+  // A is read twice: one extra 64 MiB beyond the workload's own count of A + B + C.
+  Kernel k = product(8192, 2048, 4096);
+  k.hbm_bytes = 0;
+  const auto c = cm.cost(k);
+  CHECK(c.engine[static_cast<std::size_t>(Engine::Hbm)] == Approx(64.0 * 1024 * 1024 / (chip.hbm_bandwidth / 2)));
+  // Both fit: nothing extra.
+  Kernel small = product(1024, 1024, 1024);
+  small.hbm_bytes = 0;
+  CHECK(cm.cost(small).engine[static_cast<std::size_t>(Engine::Hbm)] == 0);
 }

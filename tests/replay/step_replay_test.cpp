@@ -23,7 +23,7 @@ namespace {
 // Kernels outside the transformer layers: embedding, final norm, LM head, loss, optimizer.
 const std::set<std::string> kOutsideLayers = {"embedding", "positions_dropout", "embedding_wgrad", "final_norm",
                                               "final_norm_bwd",  "lm_head", "lm_head_dgrad", "lm_head_wgrad",
-                                              "loss", "loss_bwd", "adam"};
+                                              "loss", "loss_bwd", "grad_norm", "adam"};
 
 // Work durations chosen by the test, not the cost model: `per_kernel` seconds for every kernel
 // of a layer, `outside` for the kernels in kOutsideLayers.
@@ -73,14 +73,15 @@ TEST_CASE("step replay: one device without parallelism takes the sum of its kern
   // 2 m n k / rate with rate = 2 x 128 x 128 x 1 GHz x 0.5; vector, scalar and HBM are free; one
   // 1 us overhead per kernel. Decoder: causal attention with s = 2 tiles runs 3 of 4 tile passes.
   const ModelSpec m = gpt(3, 256, 2, 1024);
-  const StepGraph g = build_step(m, training(256, 4, 2), parallelism(1, 1, 1, false, Recompute::None), trnsim::workload::SoftwareSpec{});
+  const StepGraph g = build_step(m, training(256, 4, 2), parallelism(1, 1, 1, false, Recompute::None), plain_software());
   std::vector<double> seconds;
   for (const auto& w : g.works) seconds.push_back(cm.cost(w.kernels).seconds);
   const double rate = 2.0 * 128 * 128 * 1e9 * 0.5;
   const double b = 2, s = 256, h = 256, V = 1024, L = 3, mbs = 2;
   // Kernels: per micro-batch, layers 11 forward + 15 backward + 1 (the flash kernel rebuilds the
-  // probabilities in backward), embedding 2 + 1, head 3 + 4; one optimizer.
-  const double kernels = mbs * (L * (11 + 15 + 1) + 3 + 7) + 1;
+  // probabilities in backward), embedding 2 + 1, head 3 + 4; the optimizer's gradient norm and
+  // update (plain_software: gradients accumulate inside the GEMMs, no kernel of their own).
+  const double kernels = mbs * (L * (11 + 15 + 1) + 3 + 7) + 2;
   // Matmul FLOPs per micro-batch forward: layer 24 b s h^2 + 0.75 x 4 b s^2 h, head 2 b s h V;
   // backward 2x; the scores (half the attention core forward) once more.
   const double att = 0.75 * 4 * b * s * s * h;
@@ -112,7 +113,7 @@ TEST_CASE("step replay: the pipeline bubble with free communication is (p-1)/(m+
     CAPTURE(static_cast<int>(c.schedule), c.p, c.m, c.v);
     const ModelSpec model = gpt(c.p * c.v * c.layers_per_chunk, 256, 4, 1000);
     const StepGraph g = build_step(model, training(256, c.m, 1),
-                                   parallelism(1, c.p, 1, false, Recompute::None, c.schedule, c.v), trnsim::workload::SoftwareSpec{});
+                                   parallelism(1, c.p, 1, false, Recompute::None, c.schedule, c.v), plain_software());
     const auto seconds = kernel_count_seconds(g, unit, 0);
     const auto tl = replay_step(g, seconds, 0, 0);
     const double chunk_unit = 27 * unit * static_cast<double>(c.layers_per_chunk);
@@ -135,7 +136,7 @@ TEST_CASE("step replay: DP all-reduce is hidden behind the backward except the l
   const auto par = parallelism(1, 1, 2, false, Recompute::None);
   const double us = 1e-6;
   SECTION("infinitely fast links: no exposed DP time") {
-    const StepGraph g = build_step(model, t, par, trnsim::workload::SoftwareSpec{});
+    const StepGraph g = build_step(model, t, par, plain_software());
     const auto seconds = kernel_count_seconds(g, us, us);
     const auto tl = replay_step(g, seconds, 0, 0);
     CHECK(tl.step_time.to_seconds() == Approx(sum_of_compute(g, seconds)).epsilon(1e-12));
@@ -145,7 +146,7 @@ TEST_CASE("step replay: DP all-reduce is hidden behind the backward except the l
     // at least one 1 us kernel later, so a 0.5 us all-reduce never queues. The last one, launched
     // at the end of the backward, delays the optimizer by its whole 0.5 us.
     t.gradient_bucket_bytes = 1;
-    const StepGraph g = build_step(model, t, par, trnsim::workload::SoftwareSpec{});
+    const StepGraph g = build_step(model, t, par, plain_software());
     std::size_t buckets = 0;
     for (const auto& task : g.tasks) buckets += task.stream == Stream::DpComm ? 1 : 0;
     REQUIRE(buckets > 2);
@@ -155,7 +156,7 @@ TEST_CASE("step replay: DP all-reduce is hidden behind the backward except the l
   }
   SECTION("one bucket of all gradients: its whole all-reduce is exposed") {
     t.gradient_bucket_bytes = 1e30;
-    const StepGraph g = build_step(model, t, par, trnsim::workload::SoftwareSpec{});
+    const StepGraph g = build_step(model, t, par, plain_software());
     const auto seconds = kernel_count_seconds(g, us, us);
     const double T = 1e-3;
     const auto tl = replay_step(g, seconds, T, 0);
@@ -166,7 +167,7 @@ TEST_CASE("step replay: DP all-reduce is hidden behind the backward except the l
     // first launch t0, so the optimizer starts at t0 + n T and the exposed time is
     // t0 + n T - (end of the backward).
     t.gradient_bucket_bytes = 1;
-    const StepGraph g = build_step(model, t, par, trnsim::workload::SoftwareSpec{});
+    const StepGraph g = build_step(model, t, par, plain_software());
     const auto seconds = kernel_count_seconds(g, us, us);
     const double T = 1e-3;
     const auto tl = replay_step(g, seconds, T, 0);
@@ -196,8 +197,8 @@ TEST_CASE("step replay: symmetric and full builds of one plan take the same step
   const auto p = parallelism(2, 2, 2, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1);
   BuildOptions full;
   full.symmetric = false;
-  const StepGraph sym = build_step(m, t, p, trnsim::workload::SoftwareSpec{});
-  const StepGraph all = build_step(m, t, p, trnsim::workload::SoftwareSpec{}, full);
+  const StepGraph sym = build_step(m, t, p, plain_software());
+  const StepGraph all = build_step(m, t, p, plain_software(), full);
   REQUIRE(all.simulated_ranks.size() == 8);
   const auto a = replay_step(sym, kernel_count_seconds(sym, 1e-6, 1e-6), 3e-6, 2e-6);
   const auto b = replay_step(all, kernel_count_seconds(all, 1e-6, 1e-6), 3e-6, 2e-6);

@@ -30,10 +30,21 @@ TEST_CASE("memory: ZeRO-1 optimizer state is 12 bytes per parameter over dp") {
   const double stage1 = 4 * layer + 2 * h + 32000 / tp * h;
   CHECK(est.stages[0].parameters == Approx(stage0));
   CHECK(est.stages[1].parameters == Approx(stage1));
-  // fp32 master + two fp32 moments = 12 bytes, sharded over dp = 4; bf16 weights and grads: 2 + 2.
+  // bf16's generic recipe (workload::default_recipe): fp32 master + two fp32 moments = 12 bytes,
+  // sharded over dp = 4; bf16 weights 2; gradients accumulate in an fp32 buffer, 4.
   CHECK(est.stages[0].optimizer == Approx(12 * stage0 / 4));
   CHECK(est.stages[0].weights == Approx(2 * stage0));
-  CHECK(est.stages[0].gradients == Approx(2 * stage0));
+  CHECK(est.stages[0].gradients == Approx(4 * stage0));
+  // A stack that accumulates in bf16 and keeps no master copy (bf16 with stochastic rounding and
+  // fp32 moments, as torch-neuronx's BERT tutorial): 2 + 2 + 2 x 4.
+  SoftwareSpec sr;
+  PrecisionRecipe r;
+  r.grad_accumulation = 2;
+  r.master_weights = 0;
+  sr.precision.push_back({Precision::Bf16, r});
+  const auto lean = estimate_memory(m, t, p, sr);
+  CHECK(lean.stages[0].gradients == Approx(2 * stage0));
+  CHECK(lean.stages[0].optimizer == Approx(8 * stage0 / 4));
   p.zero = 0;
   CHECK(estimate_memory(m, t, p, trnsim::workload::SoftwareSpec{}).stages[0].optimizer == Approx(12 * stage0));
 }

@@ -34,8 +34,10 @@ TEST_CASE("step cost: one device, no parallelism, sums the per-kernel closed for
   // Kernels per micro-batch: layer forward 11 (norm1, qkv, scores, values, out, residual1,
   // norm2, fc1, gelu, fc2, residual2) and backward 15 (fc2 d/w, gelu', fc1 d/w, norm2', out d/w,
   // dV, dP, dQ, dK, qkv d/w, norm1') after the kernel with which the flash kernel rebuilds the
-  // probabilities (scores); embedding 2 + 1; head 3 + 4; one optimizer kernel.
-  const double kernels = mbs * (L * (11 + 15 + 1) + 3 + 7) + 1;
+  // probabilities (scores), and the gradient accumulation (bf16's default recipe accumulates in
+  // fp32, so every micro-batch adds its gradients into the buffer); embedding 2 + 1 + its
+  // accumulation; head 3 + 4 + its accumulation; the optimizer's gradient norm and update.
+  const double kernels = mbs * (L * (11 + 15 + 1 + 1) + (2 + 1 + 1) + (3 + 4 + 1)) + 2;
   // Forward matmul FLOPs per micro-batch: layer 24 b s h^2 + 4 b s^2 h, head 2 b s h V; backward 2x.
   const double layer_dense = 24 * b * s * h * h;
   const double head = 2 * b * s * h * V;

@@ -1,6 +1,7 @@
 #pragma once
 // Hand-built specs for the workload tests (no config layer).
 #include "trnsim/hw/specs.hpp"
+#include "trnsim/workload/software.hpp"
 #include "trnsim/workload/specs.hpp"
 
 namespace trnsim::workload::testing {
@@ -64,6 +65,14 @@ inline ParallelismSpec parallelism(std::int64_t tp, std::int64_t pp, std::int64_
 
 // A one-core chip whose tensor engine is the only finite rate: 128x128 at 1 GHz (peak
 // 2 x 128 x 128 x 1e9 FLOP/s). Vector, scalar and HBM are made so fast that their time vanishes.
+// A stack whose weight-gradient GEMMs accumulate into the buffer themselves (no separate
+// accumulation kernel), for tests that count kernels per layer; otherwise workload's defaults.
+inline SoftwareSpec plain_software() {
+  SoftwareSpec s;
+  s.kernels.fused_grad_accumulation = true;
+  return s;
+}
+
 inline hw::ChipSpec tensor_only_chip() {
   hw::ChipSpec c;
   c.name = "tensor-only";

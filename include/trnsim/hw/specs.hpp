@@ -62,9 +62,6 @@ struct Calibration {
   // NeuronCore: cycles each matmul instruction costs beyond streaming its moving columns (issue,
   // stationary-tile load and semaphore waits that the compiler's schedule does not hide).
   double tensor_instruction_overhead_cycles = 0;
-  // GPUs: seconds each GEMM output tile costs beyond its main loop (pipeline fill and the
-  // epilogue that stores the tile), which makes small products slower per FLOP.
-  double gemm_tile_overhead_s = 0;
   double vector_efficiency = 1.0;   // sustained fraction of vector/scalar element rates
   double hbm_efficiency = 1.0;      // sustained fraction of HBM bandwidth
   double task_overhead_s = 0;       // fixed cost per compute task (launch, sync)
