@@ -73,22 +73,6 @@ std::vector<std::uint32_t> stream_previous(const StepGraph& g, const replay::Tim
   return prev;
 }
 
-// Members of each collective call, as CSR over call ids.
-Predecessors call_members(const StepGraph& g) {
-  Predecessors m;
-  m.begin.assign(static_cast<std::size_t>(g.calls) + 1, 0);
-  for (const Task& t : g.tasks) {
-    if (t.kind == TaskKind::Collective) ++m.begin[t.call + 1];
-  }
-  for (std::size_t c = 0; c < g.calls; ++c) m.begin[c + 1] += m.begin[c];
-  m.ids.resize(m.begin.back());
-  std::vector<std::uint32_t> fill(m.begin.begin(), m.begin.end() - 1);
-  for (TaskId t = 0; t < g.tasks.size(); ++t) {
-    if (g.tasks[t].kind == TaskKind::Collective) m.ids[fill[g.tasks[t].call]++] = t;
-  }
-  return m;
-}
-
 std::string contributor_name(const StepGraph& g, const PathSegment& s) {
   if (s.task < 0) return "waiting";
   const Task& task = g.tasks[static_cast<std::size_t>(s.task)];
@@ -154,7 +138,7 @@ CriticalPath critical_path(const StepGraph& g, const replay::Timeline& tl, std::
   }
   const Predecessors preds = predecessors(g);
   const std::vector<std::uint32_t> prev = stream_previous(g, tl);
-  const Predecessors members = call_members(g);
+  const workload::CallMembers members = workload::call_members(g);
   std::vector<bool> visited(g.tasks.size(), false);
 
   TaskId cur = 0;
@@ -182,8 +166,7 @@ CriticalPath critical_path(const StepGraph& g, const replay::Timeline& tl, std::
     // The task whose start the predecessors decide: for a collective, its last member to arrive.
     TaskId node = cur;
     if (task.kind == TaskKind::Collective) {
-      for (std::uint32_t i = members.begin[task.call]; i < members.begin[task.call + 1]; ++i) {
-        const TaskId m = members.ids[i];  // ascending id: the lowest wins ties, after cur itself
+      for (const TaskId m : members.of(task.call)) {  // ascending id: the lowest wins ties, after cur itself
         if (m != cur && !visited[m] && tl.spans[m].start > tl.spans[node].start) node = m;
       }
       visited[node] = true;
