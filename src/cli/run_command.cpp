@@ -13,10 +13,12 @@
 #include "trnsim/config/step_input.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/replay/step_simulation.hpp"
-#include "trnsim/report/chrome_trace.hpp"
-#include "trnsim/report/csv_report.hpp"
-#include "trnsim/report/html_report.hpp"
-#include "trnsim/report/step_report.hpp"
+#include "trnsim/report/analysis/step_report.hpp"
+#include "trnsim/report/writers/chrome_trace.hpp"
+#include "trnsim/report/writers/csv_report.hpp"
+#include "trnsim/report/writers/html_report.hpp"
+#include "trnsim/report/writers/json_report.hpp"
+#include "trnsim/report/writers/text_report.hpp"
 
 namespace trnsim::cli {
 

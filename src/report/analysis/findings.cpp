@@ -1,5 +1,5 @@
 // Time rules of the bottleneck findings (contract and accounting in report/findings.hpp).
-#include "trnsim/report/findings.hpp"
+#include "trnsim/report/analysis/findings.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 namespace trnsim::report {
 namespace {
@@ -171,14 +172,14 @@ void compute_rules(const StepReport& r, std::vector<Finding>& out) {
     std::vector<OpClass> order(kAllClasses.begin(), kAllClasses.end());
     std::stable_sort(order.begin(), order.end(),
                      [&r](OpClass a, OpClass b) { return op(r.op_seconds, a) > op(r.op_seconds, b); });
-    std::string classes;
+    std::vector<std::string> top3;
     for (std::size_t i = 0; i < 3 && i < order.size(); ++i) {
-      classes += fmt::format("{}{} {:.4g} s", i == 0 ? "" : ", ", op_class_name(order[i]), op(r.op_seconds, order[i]));
+      top3.push_back(fmt::format("{} {:.4g} s", op_class_name(order[i]), op(r.op_seconds, order[i])));
     }
     out.push_back({"compute_bound",
                    fmt::format("the bottleneck rank computes for {:.4g} s, {:.1f} % of the step, mostly {} ({}); at "
                                "the tensor engine's full-tile peak its FLOPs would take {:.4g} s (MFU {:.1f} %)",
-                               compute, pct(compute, step), op_class_name(top), classes, r.ideal_compute_s,
+                               compute, pct(compute, step), op_class_name(top), fmt::join(top3, ", "), r.ideal_compute_s,
                                100 * r.mfu),
                    beyond,
                    top == OpClass::Matmul

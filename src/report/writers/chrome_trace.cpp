@@ -1,6 +1,6 @@
 // Chrome trace event JSON of one step (format: the "Trace Event Format" document of the Chromium
 // project; X complete events, s/f flow events, C counters, M metadata). Layout in chrome_trace.hpp.
-#include "trnsim/report/chrome_trace.hpp"
+#include "trnsim/report/writers/chrome_trace.hpp"
 
 #include <algorithm>
 #include <array>

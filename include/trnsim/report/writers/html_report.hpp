@@ -5,7 +5,7 @@
 #include <string>
 
 #include "trnsim/replay/step_simulation.hpp"
-#include "trnsim/report/step_report.hpp"
+#include "trnsim/report/analysis/step_report.hpp"
 
 namespace trnsim::report {
 

@@ -1,11 +1,12 @@
 #pragma once
-// Predicted against measured step times: one row per experiment file, error statistics over all
-// rows and per hardware family, and their text and CSV forms (`trnsim validate`).
+// Predicted against measured step times (`trnsim validate`): one row per experiment file, error
+// statistics over all rows and per hardware family. Their text and CSV forms:
+// report/writers/validation_report.hpp.
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "trnsim/report/step_report.hpp"
+#include "trnsim/report/analysis/step_report.hpp"
 
 namespace trnsim::report {
 
@@ -39,10 +40,5 @@ struct ValidationSummary {
 
 // Contract: statistics of `rows` (empty rows give zero counts). O(rows log families).
 ValidationSummary summarize(const std::vector<ValidationRow>& rows);
-
-// The table of rows, then the summary. Deterministic (no wall-clock figures).
-std::string format_validation_text(const std::vector<ValidationRow>& rows, const ValidationSummary& summary);
-// One header line, then one line per row (RFC 4180 quoting where a field needs it).
-std::string format_validation_csv(const std::vector<ValidationRow>& rows);
 
 }  // namespace trnsim::report

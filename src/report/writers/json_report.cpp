@@ -1,9 +1,8 @@
-// The JSON report (schema documented in README.md, "JSON report"). Wall-clock figures are left
-// out so that the same inputs give byte-identical reports.
-#include "trnsim/report/step_report.hpp"
+// The JSON report (contract in json_report.hpp): one function per member of the document, strung
+// together by to_json. Objects print their keys sorted, so the order here does not show.
+#include "trnsim/report/writers/json_report.hpp"
 
 namespace trnsim::report {
-
 namespace {
 
 using nlohmann::json;
@@ -67,10 +66,8 @@ json links_json(const LinkUtilisation& u) {
   return {{"by_kind", kinds}, {"top", top}};
 }
 
-}  // namespace
-
-nlohmann::json to_json(const StepReport& r, const nlohmann::json& experiment) {
-  json results = {
+json results_json(const StepReport& r) {
+  return {
       {"step_time_s", r.step_time_s},
       {"sequences_per_s", r.sequences_per_s},
       {"tokens_per_s", r.tokens_per_s},
@@ -84,20 +81,35 @@ nlohmann::json to_json(const StepReport& r, const nlohmann::json& experiment) {
       {"tasks", r.tasks},
       {"events", r.events},
   };
+}
+
+json breakdown_json(const StepReport& r) {
   json parts = json::object();
   for (int i = 0; i < kPartCount; ++i) {
     parts[std::string(part_name(static_cast<Part>(i)))] = r.breakdown.seconds[static_cast<std::size_t>(i)];
   }
+  return {{"rank", r.breakdown.rank}, {"stage", r.bottleneck_stage}, {"seconds", parts}};
+}
+
+json engines_json(const std::array<double, cost::kEngineCount>& busy) {
   json engines = json::object();
   for (int e = 0; e < cost::kEngineCount; ++e) {
-    engines[std::string(engine_name(static_cast<cost::Engine>(e)))] = r.engine_busy[static_cast<std::size_t>(e)];
+    engines[std::string(engine_name(static_cast<cost::Engine>(e)))] = busy[static_cast<std::size_t>(e)];
   }
+  return engines;
+}
+
+json op_classes_json(const std::array<double, cost::kOpClassCount>& seconds) {
   json ops = json::object();
   for (int o = 0; o < cost::kOpClassCount; ++o) {
-    ops[std::string(op_class_name(static_cast<cost::OpClass>(o)))] = r.op_seconds[static_cast<std::size_t>(o)];
+    ops[std::string(op_class_name(static_cast<cost::OpClass>(o)))] = seconds[static_cast<std::size_t>(o)];
   }
+  return ops;
+}
+
+json memory_json(const std::vector<StageMemoryReport>& stages) {
   json memory = json::array();
-  for (const auto& m : r.memory) {
+  for (const auto& m : stages) {
     const auto& s = m.memory;
     memory.push_back({{"stage", s.stage},
                       {"parameters", s.parameters},
@@ -112,31 +124,44 @@ nlohmann::json to_json(const StepReport& r, const nlohmann::json& experiment) {
                       {"units_in_flight", s.units_in_flight},
                       {"fits", m.fits()}});
   }
-  json findings = json::array();
-  for (const auto& f : r.findings) {
-    findings.push_back({{"rule", f.rule}, {"seconds", f.seconds}, {"evidence", f.message}, {"suggestion", f.suggestion}});
-  }
-  json stage_compute = r.stage_compute_s;
+  return memory;
+}
+
+json hbm_bound_json(const StepReport& r) {
   json hbm_bound = json::object();
   for (int o = 0; o < cost::kOpClassCount; ++o) {
     const auto i = static_cast<std::size_t>(o);
     hbm_bound[std::string(op_class_name(static_cast<cost::OpClass>(o)))] = {{"seconds", r.hbm_bound_s[i]},
                                                                            {"excess_s", r.hbm_excess_s[i]}};
   }
+  return hbm_bound;
+}
+
+json findings_json(const std::vector<Finding>& list) {
+  json findings = json::array();
+  for (const auto& f : list) {
+    findings.push_back({{"rule", f.rule}, {"seconds", f.seconds}, {"evidence", f.message}, {"suggestion", f.suggestion}});
+  }
+  return findings;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const StepReport& r, const nlohmann::json& experiment) {
   return {
       {"schema_version", kReportSchemaVersion},
       {"experiment", with_plan(experiment, r.plan, r.attention)},
-      {"results", results},
-      {"breakdown", {{"rank", r.breakdown.rank}, {"stage", r.bottleneck_stage}, {"seconds", parts}}},
-      {"engine_busy_s", engines},
-      {"op_class_s", ops},
-      {"memory", memory},
-      {"stage_compute_s", stage_compute},
-      {"hbm_bound_s", hbm_bound},
+      {"results", results_json(r)},
+      {"breakdown", breakdown_json(r)},
+      {"engine_busy_s", engines_json(r.engine_busy)},
+      {"op_class_s", op_classes_json(r.op_seconds)},
+      {"memory", memory_json(r.memory)},
+      {"stage_compute_s", r.stage_compute_s},
+      {"hbm_bound_s", hbm_bound_json(r)},
       {"ideal_compute_s", r.ideal_compute_s},
       {"critical_path", critical_path_json(r.critical_path)},
       {"links", links_json(r.links)},
-      {"findings", findings},
+      {"findings", findings_json(r.findings)},
       {"choices", r.choices},
   };
 }

@@ -1,4 +1,4 @@
-#include "trnsim/report/link_utilisation.hpp"
+#include "trnsim/report/analysis/link_utilisation.hpp"
 
 #include <algorithm>
 #include <array>

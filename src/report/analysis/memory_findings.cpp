@@ -4,7 +4,7 @@
 
 #include <fmt/core.h>
 
-#include "trnsim/report/findings.hpp"
+#include "trnsim/report/analysis/findings.hpp"
 #include "trnsim/units.hpp"
 
 namespace trnsim::report {

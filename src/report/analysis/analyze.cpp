@@ -1,54 +1,11 @@
+// analyze: the figures of one StepRun (contract in step_report.hpp).
 #include <algorithm>
 
-#include <fmt/core.h>
-
-#include "trnsim/report/findings.hpp"
-#include "trnsim/report/step_report.hpp"
+#include "trnsim/report/analysis/findings.hpp"
+#include "trnsim/report/analysis/step_report.hpp"
 #include "trnsim/workload/flops.hpp"
 
 namespace trnsim::report {
-
-std::string_view engine_name(cost::Engine e) {
-  switch (e) {
-    case cost::Engine::Tensor: return "tensor";
-    case cost::Engine::Vector: return "vector";
-    case cost::Engine::Scalar: return "scalar";
-    case cost::Engine::Hbm: return "hbm";
-  }
-  return "?";
-}
-
-std::string_view op_class_name(cost::OpClass c) {
-  switch (c) {
-    case cost::OpClass::Matmul: return "matmul";
-    case cost::OpClass::Attention: return "attention";
-    case cost::OpClass::Norm: return "norm";
-    case cost::OpClass::Activation: return "activation";
-    case cost::OpClass::Elementwise: return "elementwise";
-    case cost::OpClass::Embedding: return "embedding";
-    case cost::OpClass::Loss: return "loss";
-    case cost::OpClass::Optimizer: return "optimizer";
-  }
-  return "?";
-}
-
-std::string_view schedule_name(workload::PipelineSchedule s) {
-  switch (s) {
-    case workload::PipelineSchedule::GPipe: return "gpipe";
-    case workload::PipelineSchedule::OneFOneB: return "1f1b";
-    case workload::PipelineSchedule::Interleaved: return "1f1b-interleaved";
-  }
-  return "?";
-}
-
-std::string_view recompute_name(workload::Recompute r) {
-  switch (r) {
-    case workload::Recompute::None: return "none";
-    case workload::Recompute::Selective: return "selective";
-    case workload::Recompute::Full: return "full";
-  }
-  return "?";
-}
 
 namespace {
 
@@ -60,7 +17,7 @@ std::vector<double> stage_compute(const replay::StepRun& run) {
   std::int32_t stages = 0;
   for (std::size_t t = 0; t < run.graph.tasks.size(); ++t) {
     const auto& task = run.graph.tasks[t];
-    const auto slot = static_cast<std::size_t>(std::lower_bound(ranks.begin(), ranks.end(), task.rank) - ranks.begin());
+    const std::size_t slot = run.graph.rank_slot(task.rank);
     rank_stage[slot] = task.stage;
     stages = std::max(stages, task.stage + 1);
     if (task.kind != workload::TaskKind::Compute) continue;

@@ -1,4 +1,4 @@
-#include "trnsim/report/critical_path.hpp"
+#include "trnsim/report/analysis/critical_path.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "trnsim/report/csv_report.hpp"
+#include "trnsim/report/writers/csv_report.hpp"
 
 #include <algorithm>
 #include <fstream>

@@ -1,22 +1,21 @@
 #pragma once
-// StepReport: the figures of one simulated step, derived from a StepRun. Writers (text, JSON)
-// print it; they compute nothing of their own.
+// StepReport: the figures of one simulated step, derived from a StepRun. The writers
+// (report/writers/: text, JSON, CSV, HTML) print it and compute nothing of their own; nothing in
+// report/analysis/ includes them.
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "trnsim/cost/compute_model.hpp"
 #include "trnsim/replay/step_simulation.hpp"
-#include "trnsim/report/breakdown.hpp"
-#include "trnsim/report/critical_path.hpp"
-#include "trnsim/report/link_utilisation.hpp"
+#include "trnsim/report/analysis/breakdown.hpp"
+#include "trnsim/report/analysis/critical_path.hpp"
+#include "trnsim/report/analysis/link_utilisation.hpp"
 
 namespace trnsim::report {
 
-// A finding (rules in report/findings.hpp): what holds the step back, with this run's figures.
+// A finding (rules in report/analysis/findings.hpp): what holds the step back, with this run's figures.
 struct Finding {
   std::string rule;        // "out_of_memory", "tp_spans_instances", "pipeline_bubble", ...
   std::string message;     // the evidence, with this run's figures
@@ -80,15 +79,6 @@ struct StepReport {
 
 // Contract: figures from `run`; O(tasks log tasks).
 StepReport analyze(const replay::StepInput& input, const replay::StepRun& run);
-
-// Text for the terminal and JSON for tools (schema in README.md, "JSON report").
-// wall_times = false leaves out the wall-clock line, for output that must be byte-identical.
-std::string format_text(const StepReport& report, bool wall_times = true);
-// `experiment`: the fully resolved experiment (config::Experiment::resolved).
-nlohmann::json to_json(const StepReport& report, const nlohmann::json& experiment);
-// 2: findings carry seconds, evidence and suggestion; critical_path, links, stage_compute_s and
-// hbm_bound_s added; the embedded experiment carries the resolved plan's choices.
-inline constexpr int kReportSchemaVersion = 2;
 
 std::string_view engine_name(cost::Engine e);   // "tensor", "vector", "scalar", "hbm"
 std::string_view op_class_name(cost::OpClass c);  // "matmul", "attention", ...

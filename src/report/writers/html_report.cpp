@@ -1,11 +1,15 @@
 // The HTML report page: styles, the headline figures, the breakdown, then the sections of
 // html_sections.hpp and the findings. Everything is inline; the page loads nothing.
-#include "trnsim/report/html_report.hpp"
+#include "trnsim/report/writers/html_report.hpp"
+
+#include <vector>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "html_markup.hpp"
 #include "html_sections.hpp"
+#include "plan_text.hpp"
 
 namespace trnsim::report {
 namespace {
@@ -29,13 +33,6 @@ ul.findings li,ol.findings li{margin:4px 0;font-size:14px}code{background:#f4f4f
 footer{margin-top:30px;font-size:12px;color:#888}
 </style>
 )";
-
-std::string plan_text(const workload::Plan& p) {
-  return fmt::format("TP {} PP {} DP {}, micro-batch {} x {}, {}{}, SP {}, ZeRO-{}, recompute {}", p.tp, p.pp, p.dp,
-                     p.micro_batch, p.micro_batches, schedule_name(p.schedule),
-                     p.virtual_stages > 1 ? fmt::format(" (v={})", p.virtual_stages) : std::string(),
-                     p.sequence_parallel ? "on" : "off", p.zero, recompute_name(p.recompute));
-}
 
 std::string card(std::string_view label, std::string_view value_html, std::string_view sub) {
   return fmt::format(R"(<div class="card"><div class="label">{}</div><div class="value">{}</div><div class="sub">{}</div></div>)",
@@ -92,12 +89,13 @@ std::string breakdown_section(const StepReport& r) {
                        html::swatch(html::kPartColour[i], part_name(static_cast<Part>(i))),
                        escape(html::human_seconds(s)), html::percent(r.step_time_s > 0 ? s / r.step_time_s : 0));
   }
-  out += "</table>\n<p class=\"note\">Engine busy time of that rank (cost model): ";
+  std::vector<std::string> engines;
   for (int e = 0; e < cost::kEngineCount; ++e) {
-    out += fmt::format("{}{} {}", e > 0 ? ", " : "", engine_name(static_cast<cost::Engine>(e)),
-                       escape(html::human_seconds(r.engine_busy[static_cast<std::size_t>(e)])));
+    engines.push_back(fmt::format("{} {}", engine_name(static_cast<cost::Engine>(e)),
+                                  escape(html::human_seconds(r.engine_busy[static_cast<std::size_t>(e)]))));
   }
-  return out + ".</p></section>\n";
+  return out + fmt::format("</table>\n<p class=\"note\">Engine busy time of that rank (cost model): {}.</p></section>\n",
+                           fmt::join(engines, ", "));
 }
 
 std::string findings_section(const StepReport& r) {
@@ -105,7 +103,7 @@ std::string findings_section(const StepReport& r) {
   if (r.findings.empty()) {
     out += "<p>No findings.</p>\n";
   } else {
-    // Ranked by the step time they cost (report/findings.hpp).
+    // Ranked by the step time they cost (report/analysis/findings.hpp).
     out += "<ol class=\"findings\">\n";
     for (const auto& f : r.findings) {
       out += "<li><code>" + escape(f.rule) + "</code> ";

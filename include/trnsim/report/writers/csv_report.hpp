@@ -4,7 +4,7 @@
 // inputs give byte-identical rows. Fields holding a comma, quote or newline are quoted (RFC 4180).
 #include <string>
 
-#include "trnsim/report/step_report.hpp"
+#include "trnsim/report/analysis/step_report.hpp"
 
 namespace trnsim::report {
 

@@ -1,4 +1,4 @@
-#include "trnsim/report/breakdown.hpp"
+#include "trnsim/report/analysis/breakdown.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -126,10 +126,7 @@ Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timelin
 Breakdown step_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline) {
   const auto& ranks = graph.simulated_ranks;
   std::vector<std::vector<workload::TaskId>> by_rank(ranks.size());
-  for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
-    const auto it = std::lower_bound(ranks.begin(), ranks.end(), graph.tasks[t].rank);
-    by_rank[static_cast<std::size_t>(it - ranks.begin())].push_back(t);
-  }
+  for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) by_rank[graph.rank_slot(graph.tasks[t].rank)].push_back(t);
   Breakdown best;
   bool first = true;
   for (std::size_t i = 0; i < ranks.size(); ++i) {

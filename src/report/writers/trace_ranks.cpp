@@ -6,7 +6,7 @@
 #include <fmt/core.h>
 
 #include "trnsim/error.hpp"
-#include "trnsim/report/chrome_trace.hpp"
+#include "trnsim/report/writers/chrome_trace.hpp"
 #include "trnsim/workload/plan.hpp"
 
 namespace trnsim::report {
@@ -66,12 +66,10 @@ std::vector<std::int32_t> parse_rank_list(std::string_view text, std::int32_t to
 std::vector<std::int32_t> traced_ranks(const replay::StepRun& run, const std::vector<std::int32_t>& requested) {
   const workload::Plan& plan = run.plan;
   const workload::RankLayout layout(plan.tp, plan.dp, plan.pp, plan.rank_order);
-  const auto& simulated = run.graph.simulated_ranks;
-  const auto is_simulated = [&](std::int32_t r) { return std::binary_search(simulated.begin(), simulated.end(), r); };
   // A stage's representative: the rank build_step simulates for it under symmetry (TP 0, DP 0).
   const auto representative = [&](std::int64_t stage) {
     const std::int32_t r = layout.rank(0, 0, stage);
-    if (!is_simulated(r)) throw InternalError(fmt::format("chrome trace: stage {} has no simulated rank", stage));
+    if (!run.graph.simulates(r)) throw InternalError(fmt::format("chrome trace: stage {} has no simulated rank", stage));
     return r;
   };
   std::vector<std::int32_t> out;
@@ -82,7 +80,7 @@ std::vector<std::int32_t> traced_ranks(const replay::StepRun& run, const std::ve
       if (r < 0 || r >= layout.size()) {
         throw InputError(fmt::format("--trace-ranks: expected ranks in [0, {}), found {}", layout.size(), r));
       }
-      out.push_back(is_simulated(r) ? r : representative(layout.coord(r).pp));
+      out.push_back(run.graph.simulates(r) ? r : representative(layout.coord(r).pp));
     }
   }
   std::sort(out.begin(), out.end());

@@ -3,7 +3,7 @@
 // with the evidence and the knob that moves it. Each rule's `seconds` is the step time it costs,
 // counted so that two rules do not claim the same time:
 //   exposed_tp_comm, pipeline_send_recv, exposed_dp_comm, pipeline_bubble, recompute: the
-//     bottleneck rank's breakdown part of that name (report/breakdown.hpp);
+//     bottleneck rank's breakdown part of that name (report/analysis/breakdown.hpp);
 //   unbalanced_stages: compute of the slowest stage minus the mean over stages;
 //   hbm_bound_ops: time HBM-bound norm/activation/elementwise/... kernels spend beyond their next
 //     busiest engine; low_arithmetic_intensity: the same for matmul and attention kernels;
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "trnsim/report/step_report.hpp"
+#include "trnsim/report/analysis/step_report.hpp"
 
 namespace trnsim::report {
 
