@@ -8,6 +8,7 @@
 // together, so every successor of any member waits for all members. Two members of one call each
 // waiting (through other tasks) for the other is a cycle here, as it is a deadlock there.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trnsim/error.hpp"
