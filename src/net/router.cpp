@@ -100,8 +100,9 @@ struct Stage {
 }  // namespace
 
 // Breadth-first search over the edges a stage opens. The colour map and the predecessor links
-// are sized once for the graph; only the vertices a search discovered are reset after it, so a
-// search costs what it visits, not the size of the graph.
+// are sized once for the graph; only the vertices a search discovered are reset after it, and it
+// stops once the destination is discovered (its predecessor, like every earlier one, is final
+// then), so a search costs what it visits, not the size of the graph.
 class Router::Search {
  public:
   explicit Search(const Topology& topo)
@@ -114,15 +115,16 @@ class Router::Search {
   // `stage` opens (ties: the neighbour wired first) and returns true; false when they do not
   // reach dst. O(vertices reached x their out-degree).
   bool shortest(const Stage& stage, std::vector<LinkId>& path) {
-    const Open open{&stage, graph_};
-    const boost::filtered_graph<LinkGraph::Graph, Open> g(*graph_, open);
+    const boost::filtered_graph<const LinkGraph::Graph, Open> g(*graph_, Open{&stage, graph_});
     queue_.clear();
     touched_.clear();
-    Fifo fifo{&queue_};
+    head_ = 0;
+    target_ = static_cast<std::size_t>(stage.dst);
+    found_ = false;
+    Fifo fifo{this};
     const auto color = boost::make_iterator_property_map(color_.begin(), boost::get(boost::vertex_index, *graph_));
     boost::breadth_first_visit(g, static_cast<std::size_t>(stage.src), fifo, Visitor{this}, color);
-    const bool reached = color_[static_cast<std::size_t>(stage.dst)] != boost::white_color;
-    if (reached) {
+    if (found_) {
       const std::size_t first = path.size();
       for (VertexId v = stage.dst; v != stage.src; v = topo_->link(pred_[static_cast<std::size_t>(v)]).src) {
         path.push_back(pred_[static_cast<std::size_t>(v)]);
@@ -133,7 +135,7 @@ class Router::Search {
       color_[v] = boost::white_color;
       pred_[v] = -1;
     }
-    return reached;
+    return found_;
   }
 
  private:
@@ -143,14 +145,14 @@ class Router::Search {
     const LinkGraph::Graph* graph = nullptr;
     bool operator()(const LinkGraph::Edge& e) const { return stage->opens(stage->topo->link((*graph)[e])); }
   };
-  // A FIFO over a reused vector (boost::queue would allocate per search).
+  // The BFS queue over a reused vector (boost::queue would allocate per search); it reads as empty
+  // once the destination is discovered, which ends the search.
   struct Fifo {
-    std::vector<std::size_t>* items;
-    std::size_t head = 0;
-    void push(std::size_t v) { items->push_back(v); }
-    std::size_t top() const { return (*items)[head]; }
-    void pop() { ++head; }
-    bool empty() const { return head == items->size(); }
+    Search* search;
+    void push(std::size_t v) { search->queue_.push_back(v); }
+    std::size_t top() const { return search->queue_[search->head_]; }
+    void pop() { ++search->head_; }
+    bool empty() const { return search->found_ || search->head_ == search->queue_.size(); }
   };
   struct Visitor : boost::default_bfs_visitor {
     Search* search;
@@ -158,6 +160,7 @@ class Router::Search {
     template <class G>
     void discover_vertex(std::size_t v, const G&) const {
       search->touched_.push_back(v);
+      if (v == search->target_) search->found_ = true;
     }
     template <class G>
     void tree_edge(const LinkGraph::Edge& e, const G&) const {
@@ -170,6 +173,8 @@ class Router::Search {
   std::vector<boost::default_color_type> color_;
   std::vector<LinkId> pred_;  // per vertex: the link it was discovered through
   std::vector<std::size_t> queue_, touched_;
+  std::size_t head_ = 0, target_ = 0;
+  bool found_ = false;
 };
 
 Router::Router(const Topology& topology) : topo_(&topology), search_(std::make_unique<Search>(topology)) {}
