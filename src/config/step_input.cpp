@@ -10,7 +10,7 @@ replay::StepInput step_input(const Experiment& ex) {
   in.model = ex.model;
   in.training = ex.training;
   in.parallelism = ex.parallelism;
-  in.network = ex.network.model == NetworkModelKind::Flow ? net::NetworkModel::Flow : net::NetworkModel::Analytic;
+  in.network = ex.network.model;
   in.algorithm = net::parse_algorithm(ex.network.algorithm);
   return in;
 }

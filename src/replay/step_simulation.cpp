@@ -108,7 +108,7 @@ StepRun simulate_step(const StepInput& given) {
   }
   PlanSearch search = search_plan(input);
   if (!attention_choice.empty()) search.resolved.choices.push_back(attention_choice);
-  if (search.run && input.network == net::NetworkModel::Analytic) {
+  if (search.run && input.network == net::NetworkModelKind::Analytic) {
     // The search already replayed the chosen plan with the analytic model: the same run.
     StepRun run = std::move(*search.run);
     run.resolved = std::move(search.resolved);

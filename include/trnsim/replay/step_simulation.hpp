@@ -22,7 +22,7 @@ struct StepInput {
   workload::ModelSpec model;
   workload::TrainingSpec training;
   workload::ParallelismSpec parallelism;
-  net::NetworkModel network = net::NetworkModel::Analytic;
+  net::NetworkModelKind network = net::NetworkModelKind::Analytic;
   net::Algorithm algorithm = net::Algorithm::Auto;
   bool symmetric = true;  // simulate one rank per pipeline stage (BuildOptions::symmetric)
 };

@@ -73,7 +73,7 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
   r.chips = input.cluster.chips();
   r.plan = run.plan;
   r.attention = run.resolved.training.attention.value_or(hw::AttentionKernel::Flash);
-  r.network = input.network == net::NetworkModel::Flow ? "flow" : "analytic";
+  r.network = net::to_string(input.network);
   const auto& training = run.resolved.training;
   r.seq_len = training.seq_len;
   r.global_batch = training.global_batch;

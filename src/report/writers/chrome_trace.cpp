@@ -228,7 +228,7 @@ class TraceWriter {
     d["instances"] = input_.cluster.instances;
     d["ranks"] = run_.ranks;
     d["simulated_ranks"] = graph_.simulated_ranks.size();
-    d["network_model"] = input_.network == net::NetworkModel::Flow ? "flow" : "analytic";
+    d["network_model"] = std::string(net::to_string(input_.network));
     d["plan"] = fmt::format("TP {} PP {} DP {}, {} micro-batches", run_.plan.tp, run_.plan.pp, run_.plan.dp,
                             run_.plan.micro_batches);
     d["step_time_us"] = run_.timeline.step_time.to_us();

@@ -39,7 +39,7 @@ struct StepReport {
   int chips = 0;
   workload::Plan plan;
   hw::AttentionKernel attention = hw::AttentionKernel::Flash;  // as resolved for the run
-  std::string network;  // "analytic" or "flow"
+  std::string network;  // the network model's name (net::to_string)
   std::int64_t seq_len = 0, global_batch = 0;
   double step_time_s = 0;
   double sequences_per_s = 0;

@@ -1,5 +1,7 @@
 #pragma once
-// The closed-form (alpha-beta) network model. A step of a schedule costs, for its slowest transfer,
+// ClosedForm: the closed-form (alpha-beta) time of a schedule. Both network models use it to choose
+// an algorithm; the analytic model's times and Network::expected() are its answers. A step of a
+// schedule costs, for its slowest transfer,
 //   collective_step_s + route latency + bytes / (min over its links of bandwidth / load)
 // where a link's load is the number of the step's own transfers crossing it (the group's flows
 // sharing a link evenly, as max-min does when they are alike). A schedule costs
@@ -12,9 +14,9 @@
 
 namespace trnsim::net {
 
-class AnalyticModel {
+class ClosedForm {
  public:
-  explicit AnalyticModel(Router& router);
+  explicit ClosedForm(Router& router);
 
   // Contract: O(sum over phases of transfers x hops); routes are cached in the router.
   sim::Time estimate(const Schedule& s);
