@@ -5,9 +5,10 @@
 #include <cctype>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <string>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "command.hpp"
 #include "trnsim/config/presets.hpp"
@@ -58,10 +59,10 @@ int dtype_bytes(const std::string& t) {
 int run_collective(const CollectiveOptions& o) {
   const net::CollectiveOp op = net::parse_op(o.op);
   const net::Algorithm algorithm = net::parse_algorithm(o.algorithm);
-  if (o.network != "analytic" && o.network != "flow") {
-    throw InputError(fmt::format("--network {}: expected analytic or flow", o.network));
+  const std::optional<net::NetworkModelKind> model = net::parse_network_model(o.network);
+  if (!model) {
+    throw InputError(fmt::format("--network {}: expected {}", o.network, fmt::join(net::network_model_names(), " or ")));
   }
-  const auto model = o.network == "flow" ? net::NetworkModel::Flow : net::NetworkModel::Analytic;
   const double min = parse_size(o.min, "-b"), max = parse_size(o.max, "-e");
   if (max < min) throw InputError(fmt::format("-e {} is below -b {}", o.max, o.min));
   if (!(o.factor > 1)) throw InputError(fmt::format("-f {}: expected a factor above 1", o.factor));
@@ -89,7 +90,7 @@ int run_collective(const CollectiveOptions& o) {
   for (double size = min; size <= max; size = std::round(size * o.factor)) {
     c.bytes = size;
     sim::Engine engine;
-    net::Network network(cluster, model, engine);
+    net::Network network(cluster, *model, engine);
     const net::Algorithm used = network.choose(c);
     sim::Time done;
     network.start(c, [&] { done = engine.now(); });
@@ -121,7 +122,7 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_option("--dtype", opts->dtype, "Element type for count(elems): fp32, bf16, fp16, fp8");
   sub->add_option("--algorithm", opts->algorithm,
                   "auto, ring, bidirectional-ring, hierarchical, torus-2d, halving-doubling, direct");
-  sub->add_option("--network", opts->network, "analytic or flow");
+  sub->add_option("--network", opts->network, network_model_help());
   sub->callback([opts, &action] { action = [opts] { return run_collective(*opts); }; });
 }
 

@@ -5,6 +5,8 @@
 // (0 ok, 1 a finding the user asked to fail on, 2 bad input); it may throw trnsim::InputError,
 // which main reports on stderr and maps to 2.
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -19,5 +21,10 @@ void add_validate_command(CLI::App& app, Action& action);
 void add_presets_command(CLI::App& app, Action& action);
 void add_collective_command(CLI::App& app, Action& action);
 void add_topology_command(CLI::App& app, Action& action);
+
+// --network: the help text ("Network model: analytic (closed form) or flow (...)") and the accepted
+// names, from the registry of network models (network_option.cpp).
+std::string network_model_help();
+std::vector<std::string> network_model_choices();
 
 }  // namespace trnsim::cli

@@ -13,10 +13,12 @@
 #include "trnsim/config/step_input.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/replay/step_simulation.hpp"
-#include "trnsim/report/chrome_trace.hpp"
-#include "trnsim/report/csv_report.hpp"
-#include "trnsim/report/html_report.hpp"
-#include "trnsim/report/step_report.hpp"
+#include "trnsim/report/analysis/step_report.hpp"
+#include "trnsim/report/writers/chrome_trace.hpp"
+#include "trnsim/report/writers/csv_report.hpp"
+#include "trnsim/report/writers/html_report.hpp"
+#include "trnsim/report/writers/json_report.hpp"
+#include "trnsim/report/writers/text_report.hpp"
 
 namespace trnsim::cli {
 
@@ -75,8 +77,7 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--set", options->overrides,
                   "Override a value of the resolved experiment: PATH=VALUE, e.g. parallelism.tp=16 "
                   "(repeatable; VALUE is JSON when it parses, else a string)");
-  cmd->add_option("--network", options->network, "Network model: analytic (closed form) or flow (max-min flows)")
-      ->check(CLI::IsMember({"analytic", "flow"}));
+  cmd->add_option("--network", options->network, network_model_help())->check(CLI::IsMember(network_model_choices()));
   cmd->add_option("--json", options->json_path, "Also write the report as JSON to this file");
   CLI::Option* trace = cmd->add_option(
       "--trace", options->trace_path, "Also write a Chrome trace of the step to this file (open in ui.perfetto.dev)");

@@ -14,8 +14,10 @@
 #include "trnsim/config/step_input.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/replay/step_simulation.hpp"
-#include "trnsim/report/step_report.hpp"
-#include "trnsim/report/validation.hpp"
+#include "trnsim/report/analysis/step_report.hpp"
+#include "trnsim/report/analysis/validation.hpp"
+#include "trnsim/report/writers/text_report.hpp"
+#include "trnsim/report/writers/validation_report.hpp"
 
 namespace trnsim::cli {
 

@@ -59,11 +59,6 @@ const std::vector<std::string_view>& names_of<hw::AttentionKernel>() {
   static const std::vector<std::string_view> names{"flash", "materialized"};
   return names;
 }
-template <>
-const std::vector<std::string_view>& names_of<NetworkModelKind>() {
-  static const std::vector<std::string_view> names{"analytic", "flow"};
-  return names;
-}
 
 static_assert(static_cast<int>(hw::Dtype::Fp8) == 4);
 static_assert(static_cast<int>(hw::IntraTopology::Switched) == 3);
@@ -71,6 +66,5 @@ static_assert(static_cast<int>(workload::Precision::Fp8) == 5);
 static_assert(static_cast<int>(workload::Optimizer::Sgd) == 2);
 static_assert(static_cast<int>(workload::PipelineSchedule::Interleaved) == 2);
 static_assert(static_cast<int>(workload::Recompute::Full) == 2);
-static_assert(static_cast<int>(NetworkModelKind::Flow) == 1);
 
 }  // namespace trnsim::config

@@ -86,8 +86,7 @@ workload::ParallelismSpec parse_parallelism(ObjectReader r) {
 NetworkOptions parse_network(ObjectReader r) {
   r.documentation();
   NetworkOptions n;
-  n.model = static_cast<NetworkModelKind>(
-      r.optional_choice("model", names_of<NetworkModelKind>()).value_or(0));
+  n.model = static_cast<net::NetworkModelKind>(r.optional_choice("model", net::network_model_names()).value_or(0));
   // The algorithm names belong to the net layer; checked here so that a bad name names its file.
   n.algorithm = r.string_or("algorithm", n.algorithm);
   try {
@@ -135,7 +134,7 @@ json to_json(const workload::ParallelismSpec& p) {
 }
 
 json to_json(const NetworkOptions& n) {
-  return json{{"model", to_string(n.model)}, {"algorithm", n.algorithm}};
+  return json{{"model", net::to_string(n.model)}, {"algorithm", n.algorithm}};
 }
 
 json to_json(const Measured& m) {

@@ -11,7 +11,7 @@ replay::StepInput step_input(const Experiment& ex) {
   in.training = ex.training;
   in.parallelism = ex.parallelism;
   in.software = ex.software;
-  in.network = ex.network.model == NetworkModelKind::Flow ? net::NetworkModel::Flow : net::NetworkModel::Analytic;
+  in.network = ex.network.model;
   in.algorithm = net::parse_algorithm(ex.network.algorithm);
   return in;
 }

@@ -1,71 +1,50 @@
-#include "trnsim/net/analytic_model.hpp"
-
-#include <algorithm>
+#include "analytic_model.hpp"
 
 namespace trnsim::net {
 
-AnalyticModel::AnalyticModel(Router& router)
-    : router_(&router), topo_(&router.topology()), load_(static_cast<std::size_t>(router.topology().link_count()), 0) {}
+AnalyticModel::AnalyticModel(NetworkContext& context)
+    : context_(context), link_bytes_(static_cast<std::size_t>(context.topology.link_count()), 0.0) {}
 
-sim::Time AnalyticModel::step_time(const Phase& p) {
-  const hw::DeviceMap& dm = topo_->devices();
-  const auto& cal = topo_->cluster().instance.calibration;
-  touched_.clear();
-  for (const Transfer& t : p.transfers) {
-    for (LinkId l : router_->links(router_->route(dm.chip_of(t.src), dm.chip_of(t.dst)))) {
-      if (load_[static_cast<std::size_t>(l)]++ == 0) touched_.push_back(l);
-    }
-  }
-  sim::Time worst = sim::Time::zero();
-  for (const Transfer& t : p.transfers) {
-    const Route& r = router_->route(dm.chip_of(t.src), dm.chip_of(t.dst));
-    double rate = 0;
-    bool first = true;
-    for (LinkId l : router_->links(r)) {
-      // Same expression as the flow model's fair share: capacity / flows on the link.
-      const double share = topo_->link(l).bandwidth / load_[static_cast<std::size_t>(l)];
-      rate = first ? share : std::min(rate, share);
-      first = false;
-    }
-    const sim::Time dt = sim::Time::seconds(cal.collective_step_s + r.latency) +
-                         (t.bytes > 0 ? sim::Time::seconds(t.bytes / rate) : sim::Time::zero());
-    worst = std::max(worst, dt);
-  }
-  for (LinkId l : touched_) load_[static_cast<std::size_t>(l)] = 0;
-  return worst;
+void AnalyticModel::start(const Collective& c, sim::InlineHandler&& done) {
+  const AnalyticResult* r = cache_.find(c);
+  if (r == nullptr) r = &cache_.insert(c, result(context_.schedule(c)));
+  for (const auto& [link, bytes] : r->link_bytes) link_bytes_[static_cast<std::size_t>(link)] += bytes;
+  context_.engine.schedule_in(r->time, std::move(done));
 }
 
-sim::Time AnalyticModel::estimate(const Schedule& s) {
-  sim::Time total = sim::Time::seconds(topo_->cluster().instance.calibration.collective_startup_s);
+void AnalyticModel::start_transfer(int src_rank, int dst_rank, double bytes, sim::InlineHandler&& done) {
+  const auto& dm = context_.topology.devices();
+  Router& router = context_.router;
+  const Route& r = router.route(dm.chip_of(src_rank), dm.chip_of(dst_rank));
+  for (LinkId l : router.links(r)) link_bytes_[static_cast<std::size_t>(l)] += bytes;
+  const sim::Time t =
+      context_.transfer_fixed(r) + (bytes > 0 ? sim::Time::seconds(bytes / r.bottleneck) : sim::Time::zero());
+  context_.engine.schedule_in(t, std::move(done));
+}
+
+LinkTotals AnalyticModel::link_totals(LinkId l) const {
+  const double bytes = link_bytes_[static_cast<std::size_t>(l)];
+  return {bytes, bytes / context_.topology.link(l).bandwidth};
+}
+
+AnalyticResult AnalyticModel::result(const Schedule& s) {
+  const Topology& topo = context_.topology;
+  Router& router = context_.router;
+  std::vector<double> per_link(static_cast<std::size_t>(topo.link_count()), 0.0);
+  const auto& dm = topo.devices();
   for (const Phase& p : s.phases) {
-    const sim::Time step = step_time(p);
-    total += sim::Time::ps(step.picoseconds() * p.repeats);
-  }
-  return total;
-}
-
-Algorithm AnalyticModel::choose(const Collective& c) {
-  if (c.algorithm != Algorithm::Auto) return c.algorithm;
-  const auto& cluster = topo_->cluster();
-  const auto& dm = topo_->devices();
-  const bool reduce_or_gather = c.op == CollectiveOp::AllReduce || c.op == CollectiveOp::ReduceScatter ||
-                                c.op == CollectiveOp::AllGather;
-  Algorithm best = Algorithm::Direct;
-  sim::Time best_time = sim::Time::max();
-  for (Algorithm a : kConcreteAlgorithms) {
-    if (!supports(a, c, cluster, dm)) continue;
-    if (a == Algorithm::Direct && reduce_or_gather && c.ranks.size() > kMeshMaxRanks) continue;
-    const sim::Time t = estimate(make_schedule(c, a, cluster, dm));
-    if (t < best_time) {
-      best_time = t;
-      best = a;
+    for (const Transfer& t : p.transfers) {
+      for (LinkId l : router.links(router.route(dm.chip_of(t.src), dm.chip_of(t.dst)))) {
+        per_link[static_cast<std::size_t>(l)] += t.bytes * p.repeats;
+      }
     }
   }
-  return best;
-}
-
-sim::Time AnalyticModel::estimate(const Collective& c) {
-  return estimate(make_schedule(c, choose(c), topo_->cluster(), topo_->devices()));
+  AnalyticResult r;
+  r.time = context_.closed_form.estimate(s);
+  for (LinkId l = 0; l < topo.link_count(); ++l) {
+    if (per_link[static_cast<std::size_t>(l)] > 0) r.link_bytes.emplace_back(l, per_link[static_cast<std::size_t>(l)]);
+  }
+  return r;
 }
 
 }  // namespace trnsim::net

@@ -29,16 +29,6 @@ FlowSolver::FlowSolver(const Topology& topology)
   for (std::size_t l = 0; l < links_.size(); ++l) links_[l].capacity = topology.link(static_cast<LinkId>(l)).bandwidth;
 }
 
-std::uint32_t FlowSolver::allocate() {
-  if (!free_.empty()) {
-    const std::uint32_t f = free_.back();
-    free_.pop_back();
-    return f;
-  }
-  flows_.emplace_back();
-  return static_cast<std::uint32_t>(flows_.size() - 1);
-}
-
 void FlowSolver::push(sim::Time at, std::uint32_t flow, std::uint32_t version, EventKind kind) {
   calendar_.push_back(Event{at, seq_++, flow, version, kind});
   std::push_heap(calendar_.begin(), calendar_.end(), Later{});
@@ -50,7 +40,7 @@ void FlowSolver::submit(sim::Time start_at, std::span<const LinkId> route, doubl
   if (route.size() > static_cast<std::size_t>(kMaxHops)) {
     throw InternalError(fmt::format("flow solver: route of {} hops exceeds {}", route.size(), kMaxHops));
   }
-  const std::uint32_t f = allocate();
+  const std::uint32_t f = flows_.acquire();
   Flow& fl = flows_[f];
   fl.hops = static_cast<int>(route.size());
   std::copy(route.begin(), route.end(), fl.links.begin());
@@ -153,14 +143,14 @@ void FlowSolver::finish(std::uint32_t f) {
   }
   ++completed_;
   if (flows_[f].listener != nullptr) notify_.emplace_back(flows_[f].listener, flows_[f].tag);
-  free_.push_back(f);
+  flows_.release(f);
   seeds_.insert(seeds_.end(), route.begin(), route.begin() + hops);
 }
 
 void FlowSolver::rebalance(std::span<const LinkId> seeds) {
   if (++epoch_ == 0) {  // wrapped: clear every mark once
     for (auto& l : links_) l.mark = 0;
-    for (auto& f : flows_) f.mark = f.frozen = 0;
+    for (std::uint32_t f = 0; f < flows_.capacity(); ++f) flows_[f].mark = flows_[f].frozen = 0;
     epoch_ = 1;
   }
   // The connected component: links and flows reachable from the seeds through shared links.

@@ -1,14 +1,22 @@
+// Routing as breadth-first search on the topology's graph, one routing stage at a time (the
+// policies are described in include/trnsim/net/router.hpp).
 #include "trnsim/net/router.hpp"
 
 #include <algorithm>
+#include <array>
 
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/filtered_graph.hpp>
+#include <boost/property_map/property_map.hpp>
 #include <fmt/core.h>
 
+#include "link_graph.hpp"
 #include "trnsim/error.hpp"
 
 namespace trnsim::net {
 
 namespace {
+
 // splitmix64: a fixed, platform-independent mix for the ECMP choice.
 std::uint64_t mix(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -16,31 +24,201 @@ std::uint64_t mix(std::uint64_t x) {
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
-// Steps to go from a to b on a ring of n in the shorter direction: +k or -k (tie: +).
-int ring_delta(int a, int b, int n) {
-  const int fwd = ((b - a) % n + n) % n;
-  return fwd <= n - fwd ? fwd : fwd - n;
+
+std::uint64_t pair_key(int src, int dst) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
 }
+
+enum class StageKind : std::uint8_t {
+  Torus,         // the source's row, the destination's column (source instance), the Z ring at the destination
+  NvSwitch,      // GPU -> NVSwitch -> GPU
+  ServerSwitch,  // trn3: chip -> server switch -> chip
+  RackSwitch,    // trn3: chip -> UltraServer switch -> chip
+  InterRack,     // trn3: the direct link to the same position in a neighbouring UltraServer
+  Clos,          // up-down through the rail leaves and the spine the hash picks
+};
+
+// The routing stages of each kind of topology, in the order they are tried.
+struct Stages {
+  std::array<StageKind, 4> kinds{};
+  int count = 0;
+};
+Stages stages_of(hw::IntraTopology t) {
+  switch (t) {
+    case hw::IntraTopology::Torus2D: return {{StageKind::Torus, StageKind::Clos}, 2};
+    case hw::IntraTopology::NvSwitch: return {{StageKind::NvSwitch, StageKind::Clos}, 2};
+    case hw::IntraTopology::Switched:
+      return {{StageKind::ServerSwitch, StageKind::RackSwitch, StageKind::InterRack, StageKind::Clos}, 4};
+    case hw::IntraTopology::Single: break;
+  }
+  return {{StageKind::Clos}, 1};
+}
+
+// The edges one stage opens for the pair (src, dst).
+struct Stage {
+  StageKind kind = StageKind::Clos;
+  const Topology* topo = nullptr;
+  VertexId src = 0, dst = 0;
+  // Torus: the source's instance and row, the destination's column and position in its instance.
+  int instance = 0, row = 0, column = 0, position = 0;
+  // Clos: the spine the hash picks and the destination's leaf.
+  VertexId spine = -1, down_leaf = -1;
+
+  bool opens(const Link& l) const {
+    switch (kind) {
+      case StageKind::Torus: return torus_opens(l);
+      case StageKind::NvSwitch: return l.kind == LinkKind::NvLink && (l.src == src || l.dst == dst);
+      case StageKind::ServerSwitch: return l.kind == LinkKind::ServerSwitch && (l.src == src || l.dst == dst);
+      case StageKind::RackSwitch: return l.kind == LinkKind::RackSwitch && (l.src == src || l.dst == dst);
+      case StageKind::InterRack: return l.kind == LinkKind::InterRack && l.src == src && l.dst == dst;
+      case StageKind::Clos:
+        // Up from the source, across the chosen spine, down to the destination. Any other down
+        // edge leads to a leaf the destination is not on, from where up-down cannot climb again:
+        // closing those prunes dead ends without changing the shortest path.
+        switch (l.kind) {
+          case LinkKind::EfaPort: return l.src == src || l.dst == dst;
+          case LinkKind::ClosUplink: return l.dst == spine;
+          case LinkKind::ClosDownlink: return l.src == spine && l.dst == down_leaf;
+          default: return false;
+        }
+    }
+    return false;
+  }
+
+  bool torus_opens(const Link& l) const {
+    const int cpi = topo->devices().chips_per_instance();
+    const int nx = topo->cluster().instance.torus_x;
+    const int u = l.src % cpi, v = l.dst % cpi;
+    if (l.kind == LinkKind::NeuronLink) {
+      if (l.src / cpi != instance) return false;
+      return (u / nx == row && v / nx == row) || (u % nx == column && v % nx == column);
+    }
+    return l.kind == LinkKind::UltraServerZ && u == position;
+  }
+};
+
 }  // namespace
 
+// Breadth-first search over the edges a stage opens. The colour map and the predecessor links
+// are sized once for the graph; only the vertices a search discovered are reset after it, and it
+// stops once the destination is discovered (its predecessor, like every earlier one, is final
+// then), so a search costs what it visits, not the size of the graph.
+class Router::Search {
+ public:
+  explicit Search(const Topology& topo)
+      : topo_(&topo),
+        graph_(&topo.graph().graph),
+        color_(boost::num_vertices(*graph_), boost::white_color),
+        pred_(boost::num_vertices(*graph_), -1) {}
+
+  // Contract: appends to `path` the links of the shortest path from src to dst over the edges
+  // `stage` opens (ties: the neighbour wired first) and returns true; false when they do not
+  // reach dst. O(vertices reached x their out-degree).
+  bool shortest(const Stage& stage, std::vector<LinkId>& path) {
+    const boost::filtered_graph<const LinkGraph::Graph, Open> g(*graph_, Open{&stage, graph_});
+    queue_.clear();
+    touched_.clear();
+    head_ = 0;
+    target_ = static_cast<std::size_t>(stage.dst);
+    found_ = false;
+    Fifo fifo{this};
+    const auto color = boost::make_iterator_property_map(color_.begin(), boost::get(boost::vertex_index, *graph_));
+    boost::breadth_first_visit(g, static_cast<std::size_t>(stage.src), fifo, Visitor{this}, color);
+    if (found_) {
+      const std::size_t first = path.size();
+      for (VertexId v = stage.dst; v != stage.src; v = topo_->link(pred_[static_cast<std::size_t>(v)]).src) {
+        path.push_back(pred_[static_cast<std::size_t>(v)]);
+      }
+      std::reverse(path.begin() + static_cast<std::ptrdiff_t>(first), path.end());
+    }
+    for (const std::size_t v : touched_) {
+      color_[v] = boost::white_color;
+      pred_[v] = -1;
+    }
+    return found_;
+  }
+
+ private:
+  // The filtered graph's edge predicate: the edges the stage opens.
+  struct Open {
+    const Stage* stage = nullptr;
+    const LinkGraph::Graph* graph = nullptr;
+    bool operator()(const LinkGraph::Edge& e) const { return stage->opens(stage->topo->link((*graph)[e])); }
+  };
+  // The BFS queue over a reused vector (boost::queue would allocate per search); it reads as empty
+  // once the destination is discovered, which ends the search.
+  struct Fifo {
+    Search* search;
+    void push(std::size_t v) { search->queue_.push_back(v); }
+    std::size_t top() const { return search->queue_[search->head_]; }
+    void pop() { ++search->head_; }
+    bool empty() const { return search->found_ || search->head_ == search->queue_.size(); }
+  };
+  struct Visitor : boost::default_bfs_visitor {
+    Search* search;
+    explicit Visitor(Search* s) : search(s) {}
+    template <class G>
+    void discover_vertex(std::size_t v, const G&) const {
+      search->touched_.push_back(v);
+      if (v == search->target_) search->found_ = true;
+    }
+    template <class G>
+    void tree_edge(const LinkGraph::Edge& e, const G&) const {
+      search->pred_[boost::target(e, *search->graph_)] = (*search->graph_)[e];
+    }
+  };
+
+  const Topology* topo_;
+  const LinkGraph::Graph* graph_;
+  std::vector<boost::default_color_type> color_;
+  std::vector<LinkId> pred_;  // per vertex: the link it was discovered through
+  std::vector<std::size_t> queue_, touched_;
+  std::size_t head_ = 0, target_ = 0;
+  bool found_ = false;
+};
+
+Router::Router(const Topology& topology) : topo_(&topology), search_(std::make_unique<Search>(topology)) {}
+
+Router::~Router() = default;
+
 const Route& Router::route(int src_chip, int dst_chip) {
-  const auto key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src_chip)) << 32) |
-                   static_cast<std::uint32_t>(dst_chip);
+  const auto key = pair_key(src_chip, dst_chip);
   if (auto it = cache_.find(key); it != cache_.end()) return routes_[it->second];
   Route r;
   r.first = static_cast<std::uint32_t>(store_.size());
   if (src_chip == dst_chip) {
     store_.push_back(topo_->local_link(src_chip));
   } else {
-    scratch_.clear();
-    compute_path(src_chip, dst_chip, scratch_);
-    for (std::size_t i = 0; i + 1 < scratch_.size(); ++i) {
-      const LinkId l = topo_->find_link(scratch_[i], scratch_[i + 1]);
-      if (l < 0) {
-        throw InternalError(fmt::format("router: no link {} -> {}", topo_->vertex_name(scratch_[i]),
-                                        topo_->vertex_name(scratch_[i + 1])));
+    const hw::DeviceMap& dm = topo_->devices();
+    const hw::InstanceSpec& inst = topo_->cluster().instance;
+    const int cpi = dm.chips_per_instance();
+    const int si = src_chip / cpi, di = dst_chip / cpi;
+    Stage stage;
+    stage.topo = topo_;
+    stage.src = topo_->chip_vertex(src_chip);
+    stage.dst = topo_->chip_vertex(dst_chip);
+    const Stages stages = stages_of(inst.topology);
+    bool found = false;
+    for (int i = 0; i < stages.count && !found; ++i) {
+      stage.kind = stages.kinds[static_cast<std::size_t>(i)];
+      if (stage.kind == StageKind::Torus) {
+        // Its open edges stay inside the source's UltraServer: no search for a chip outside it.
+        if (si / dm.instances_per_ultraserver() != di / dm.instances_per_ultraserver()) continue;
+        stage.instance = si;
+        stage.row = (src_chip % cpi) / inst.torus_x;
+        stage.column = (dst_chip % cpi) % inst.torus_x;
+        stage.position = dst_chip % cpi;
+      } else if (stage.kind == StageKind::Clos) {
+        // Between instances only: inside one, a pair the instance's own links do not join has no route.
+        if (si == di || !topo_->has_clos()) continue;
+        stage.spine = topo_->spine(static_cast<int>(mix(key) % static_cast<std::uint64_t>(topo_->spine_count())));
+        stage.down_leaf = topo_->leaf(dst_chip % cpi, di);
       }
-      store_.push_back(l);
+      found = search_->shortest(stage, store_);
+    }
+    if (!found) {
+      throw InputError(fmt::format("{}: no route from chip {} to chip {} (instances {} and {}; is EFA configured?)",
+                                   inst.name, src_chip, dst_chip, si, di));
     }
   }
   r.hops = static_cast<std::uint32_t>(store_.size() - r.first);
@@ -53,89 +231,6 @@ const Route& Router::route(int src_chip, int dst_chip) {
   routes_.push_back(r);
   cache_.emplace(key, static_cast<std::uint32_t>(routes_.size() - 1));
   return routes_.back();
-}
-
-void Router::torus_walk(int instance, int& x, int& y, int tx, int ty, std::vector<VertexId>& path) const {
-  const hw::InstanceSpec& inst = topo_->cluster().instance;
-  const int nx = inst.torus_x, ny = inst.torus_y, base = instance * inst.chips;
-  for (int d = ring_delta(x, tx, nx); d != 0; d += d > 0 ? -1 : 1) {
-    x = (x + (d > 0 ? 1 : nx - 1)) % nx;
-    path.push_back(base + y * nx + x);
-  }
-  for (int d = ring_delta(y, ty, ny); d != 0; d += d > 0 ? -1 : 1) {
-    y = (y + (d > 0 ? 1 : ny - 1)) % ny;
-    path.push_back(base + y * nx + x);
-  }
-}
-
-void Router::compute_path(int src, int dst, std::vector<VertexId>& path) const {
-  const hw::DeviceMap& dm = topo_->devices();
-  const hw::InstanceSpec& inst = topo_->cluster().instance;
-  const int cpi = dm.chips_per_instance();
-  const int si = src / cpi, di = dst / cpi;
-  const int zn = dm.instances_per_ultraserver();
-  const int su = si / zn, du = di / zn;
-  path.push_back(src);
-  switch (inst.topology) {
-    case hw::IntraTopology::Torus2D: {
-      const bool z_ring = zn > 1 && topo_->find_link(src, ((si / zn) * zn + (si % zn + 1) % zn) * cpi + src % cpi) >= 0;
-      if (si == di || (su == du && z_ring)) {
-        int x = (src % cpi) % inst.torus_x, y = (src % cpi) / inst.torus_x;
-        torus_walk(si, x, y, (dst % cpi) % inst.torus_x, (dst % cpi) / inst.torus_x, path);
-        int z = si % zn;
-        for (int d = ring_delta(z, di % zn, zn); d != 0; d += d > 0 ? -1 : 1) {
-          z = (z + (d > 0 ? 1 : zn - 1)) % zn;
-          path.push_back((su * zn + z) * cpi + y * inst.torus_x + x);
-        }
-        return;
-      }
-      break;
-    }
-    case hw::IntraTopology::NvSwitch:
-      if (si == di) {
-        path.push_back(topo_->nvswitch(si));
-        path.push_back(dst);
-        return;
-      }
-      break;
-    case hw::IntraTopology::Switched: {
-      if (src / topo_->chips_per_server() == dst / topo_->chips_per_server()) {
-        path.push_back(topo_->server_switch(src));
-        path.push_back(dst);
-        return;
-      }
-      if (su == du && topo_->has_rack_switches()) {
-        path.push_back(topo_->rack_switch(su));
-        path.push_back(dst);
-        return;
-      }
-      if (su != du && topo_->find_link(src, dst) >= 0) {  // inter-rack link to the same position
-        path.push_back(dst);
-        return;
-      }
-      break;
-    }
-    case hw::IntraTopology::Single: break;
-  }
-  if (si == di || !topo_->has_clos()) {
-    throw InputError(fmt::format("{}: no route from chip {} to chip {} (instances {} and {}; is EFA configured?)",
-                                 inst.name, src, dst, si, di));
-  }
-  clos_path(src, dst, path);
-}
-
-void Router::clos_path(int src, int dst, std::vector<VertexId>& path) const {
-  const int cpi = topo_->devices().chips_per_instance();
-  const VertexId up = topo_->leaf(src % cpi, src / cpi);
-  const VertexId down = topo_->leaf(dst % cpi, dst / cpi);
-  path.push_back(up);
-  if (up != down) {
-    const auto key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
-    const auto k = static_cast<int>(mix(key) % static_cast<std::uint64_t>(topo_->spine_count()));
-    path.push_back(topo_->spine(k));
-    path.push_back(down);
-  }
-  path.push_back(dst);
 }
 
 }  // namespace trnsim::net

@@ -1,9 +1,8 @@
 #include "trnsim/net/topology.hpp"
 
-#include <ostream>
-
 #include <fmt/core.h>
 
+#include "link_graph.hpp"
 #include "topology_builder.hpp"
 #include "trnsim/error.hpp"
 
@@ -43,13 +42,16 @@ std::uint64_t pair_key(VertexId u, VertexId v) {
 }
 }  // namespace
 
-Topology::Topology(const hw::ClusterSpec& cluster) : cluster_(cluster), devices_(cluster) {
+Topology::Topology(const hw::ClusterSpec& cluster)
+    : cluster_(cluster), devices_(cluster), graph_(std::make_unique<LinkGraph>()) {
   TopologyBuilder::build(*this);
 }
 
+Topology::~Topology() = default;
+
 VertexId Topology::add_vertex(VertexKind kind, int index) {
   vertices_.push_back(Vertex{kind, index});
-  boost::add_vertex(graph_);
+  boost::add_vertex(graph_->graph);
   return static_cast<VertexId>(vertices_.size() - 1);
 }
 
@@ -70,7 +72,7 @@ void Topology::add_link(VertexId u, VertexId v, LinkKind kind, double bandwidth,
   const auto id = static_cast<LinkId>(links_.size());
   links_.push_back(Link{u, v, kind, bandwidth, latency});
   link_index_.emplace(key, id);
-  boost::add_edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), id, graph_);
+  boost::add_edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), id, graph_->graph);
 }
 
 void Topology::add_duplex(VertexId u, VertexId v, LinkKind up, LinkKind down, double bandwidth, double latency_up,
@@ -89,27 +91,9 @@ VertexId Topology::leaf(int rail, int instance) const {
   return leaves_[static_cast<std::size_t>(group * rails_ + rail)];
 }
 
-VertexId Topology::server_switch(int chip) const {
-  return server_switches_[static_cast<std::size_t>(chip / chips_per_server_)];
-}
-
 std::string Topology::vertex_name(VertexId v) const {
   const Vertex& x = vertex(v);
   return fmt::format("{}{}", to_string(x.kind), x.index);
-}
-
-void Topology::write_dot(std::ostream& os) const {
-  os << "digraph trnsim {\n  // " << cluster_.instances << " x " << cluster_.instance.name << "\n";
-  for (std::size_t v = 0; v < vertices_.size(); ++v) {
-    const bool chip = vertices_[v].kind == VertexKind::Chip;
-    os << fmt::format("  v{} [label=\"{}\", shape={}];\n", v, vertex_name(static_cast<VertexId>(v)),
-                      chip ? "box" : "ellipse");
-  }
-  for (const Link& l : links_) {
-    if (l.src == l.dst) continue;  // chip-local links are loops; left out of the picture
-    os << fmt::format("  v{} -> v{} [label=\"{} {:.0f} GB/s\"];\n", l.src, l.dst, to_string(l.kind), l.bandwidth / 1e9);
-  }
-  os << "}\n";
 }
 
 }  // namespace trnsim::net

@@ -43,7 +43,9 @@ void TopologyBuilder::chips(Topology& t) {
 }
 
 // trn1/trn2: each instance is an X x Y 2D torus; chip c sits at (c % X, c / X). A chip has two
-// ports per dimension longer than 1 (4 for 4x4), each with intra.bandwidth / ports.
+// ports per dimension longer than 1 (4 for 4x4), each with intra.bandwidth / ports. The positive
+// port of a dimension is wired before the negative one: routing breaks a tie between the two
+// wraps of a ring towards the port wired first (include/trnsim/net/router.hpp).
 void TopologyBuilder::torus(Topology& t) {
   const hw::InstanceSpec& inst = t.cluster_.instance;
   const int nx = inst.torus_x, ny = inst.torus_y;
@@ -72,7 +74,7 @@ void TopologyBuilder::torus(Topology& t) {
 }
 
 // trn2u: the chips at the same coordinates in the instances of one UltraServer form a ring (Z);
-// each chip's ultraserver_link bandwidth is split over its two Z ports.
+// each chip's ultraserver_link bandwidth is split over its two Z ports (positive one wired first).
 void TopologyBuilder::ultraserver_ring(Topology& t) {
   const hw::InstanceSpec& inst = t.cluster_.instance;
   const int z = t.devices_.instances_per_ultraserver();
@@ -101,24 +103,22 @@ void TopologyBuilder::ultraserver_ring(Topology& t) {
 void TopologyBuilder::switched(Topology& t) {
   const hw::InstanceSpec& inst = t.cluster_.instance;
   const int chips = t.devices_.chips();
-  t.chips_per_server_ = inst.chips_per_server > 0 ? inst.chips_per_server : inst.chips;
-  if (inst.chips % t.chips_per_server_ != 0) {
+  const int per_server = inst.chips_per_server > 0 ? inst.chips_per_server : inst.chips;
+  if (inst.chips % per_server != 0) {
     throw InputError(fmt::format("{}: {} chips per server do not divide the {} chips of an instance", inst.name,
-                                 t.chips_per_server_, inst.chips));
+                                 per_server, inst.chips));
   }
-  for (int s = 0; s < chips / t.chips_per_server_; ++s) {
+  for (int s = 0; s < chips / per_server; ++s) {
     const VertexId sw = t.add_vertex(VertexKind::ServerSwitch, s);
-    t.server_switches_.push_back(sw);
-    for (int c = s * t.chips_per_server_; c < (s + 1) * t.chips_per_server_; ++c) {
+    for (int c = s * per_server; c < (s + 1) * per_server; ++c) {
       t.add_duplex(c, sw, LinkKind::ServerSwitch, LinkKind::ServerSwitch, inst.intra.bandwidth, inst.intra.latency, 0.0);
     }
   }
   const int chips_per_us = inst.chips * t.devices_.instances_per_ultraserver();
   const int ultraservers = t.devices_.ultraservers();
-  if (chips_per_us > t.chips_per_server_ && inst.ultraserver_link.bandwidth > 0) {
+  if (chips_per_us > per_server && inst.ultraserver_link.bandwidth > 0) {
     for (int u = 0; u < ultraservers; ++u) {
       const VertexId sw = t.add_vertex(VertexKind::RackSwitch, u);
-      t.rack_switches_.push_back(sw);
       for (int c = u * chips_per_us; c < std::min(chips, (u + 1) * chips_per_us); ++c) {
         t.add_duplex(c, sw, LinkKind::RackSwitch, LinkKind::RackSwitch, inst.ultraserver_link.bandwidth,
                      inst.ultraserver_link.latency, 0.0);
@@ -143,7 +143,6 @@ void TopologyBuilder::nvswitch(Topology& t) {
   const hw::InstanceSpec& inst = t.cluster_.instance;
   for (int i = 0; i < t.cluster_.instances; ++i) {
     const VertexId sw = t.add_vertex(VertexKind::NvSwitch, i);
-    t.nvswitches_.push_back(sw);
     for (int c = i * inst.chips; c < (i + 1) * inst.chips; ++c) {
       t.add_duplex(c, sw, LinkKind::NvLink, LinkKind::NvLink, inst.intra.bandwidth, inst.intra.latency, 0.0);
     }

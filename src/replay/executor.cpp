@@ -9,6 +9,7 @@
 
 #include "trnsim/error.hpp"
 #include "trnsim/net/collective.hpp"
+#include "trnsim/workload/step_graph_order.hpp"
 
 namespace trnsim::replay {
 namespace {
@@ -56,16 +57,16 @@ class Run {
   // Called from engine events (handlers capture `this` and an index).
   void compute_done(TaskId t) { finish(t); }
   void transfer_done(TaskId t) {
-    const std::size_t slot = rank_slot(graph_.tasks[t].rank);
+    const std::size_t slot = graph_.rank_slot(graph_.tasks[t].rank);
     if (--on_network_[slot] == 0) hbm_demand_[slot] = 0;
     finish(t);
   }
   void collective_done(std::uint32_t c) {
-    for (std::uint32_t i = member_begin_[c]; i < member_begin_[c + 1]; ++i) {
-      const std::size_t slot = rank_slot(graph_.tasks[members_[i]].rank);
+    for (const TaskId m : members_.of(c)) {
+      const std::size_t slot = graph_.rank_slot(graph_.tasks[m].rank);
       hbm_demand_[slot] = --on_network_[slot] == 0 ? 0.0 : hbm_demand_[slot] - call_demand_[c];
     }
-    for (std::uint32_t i = member_begin_[c]; i < member_begin_[c + 1]; ++i) finish(members_[i]);
+    for (const TaskId m : members_.of(c)) finish(m);
   }
 
  private:
@@ -90,39 +91,19 @@ class Run {
     return collective_hbm_bytes(c.op, static_cast<int>(c.groups[0].size()), c.bytes) / seconds;
   }
 
-  // Member tasks of each collective call, as CSR: members_[member_begin_[c], member_begin_[c+1]).
   void index_collectives() {
-    const std::size_t n = graph_.calls;
-    member_begin_.assign(n + 1, 0);
-    call_demand_.assign(n, 0.0);
     for (const Task& task : graph_.tasks) {
-      if (task.kind != TaskKind::Collective) continue;
-      if (task.call >= n) throw InternalError(fmt::format("replay: call {} of {} calls", task.call, n));
-      if (task.index >= graph_.collectives.size()) {
+      if (task.kind == TaskKind::Collective && task.index >= graph_.collectives.size()) {
         throw InternalError(fmt::format("replay: collective {} of {}", task.index, graph_.collectives.size()));
       }
-      ++member_begin_[task.call + 1];
     }
-    for (std::size_t c = 0; c < n; ++c) member_begin_[c + 1] += member_begin_[c];
-    members_.resize(member_begin_[n]);
-    std::vector<std::uint32_t> fill(member_begin_.begin(), member_begin_.end() - 1);
-    for (TaskId t = 0; t < graph_.tasks.size(); ++t) {
-      const Task& task = graph_.tasks[t];
-      if (task.kind == TaskKind::Collective) members_[fill[task.call]++] = t;
-    }
-    arrived_.assign(n, 0);
+    members_ = workload::call_members(graph_);
+    call_demand_.assign(graph_.calls, 0.0);
+    arrived_.assign(graph_.calls, 0);
   }
 
-  std::size_t rank_slot(std::int32_t rank) const {
-    const auto& ranks = graph_.simulated_ranks;
-    const auto it = std::lower_bound(ranks.begin(), ranks.end(), rank);
-    if (it == ranks.end() || *it != rank) {
-      throw InternalError(fmt::format("replay: task on rank {} that is not simulated", rank));
-    }
-    return static_cast<std::size_t>(it - ranks.begin());
-  }
   std::size_t queue_index(const Task& task) const {
-    return rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream);
+    return graph_.rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream);
   }
 
   void make_ready(TaskId t) {
@@ -140,7 +121,7 @@ class Run {
     timeline_.spans[t].start = now;
     switch (task.kind) {
       case TaskKind::Compute: {
-        const std::size_t slot = rank_slot(task.rank);
+        const std::size_t slot = graph_.rank_slot(task.rank);
         double seconds = work_seconds_[task.index];
         if (on_network_[slot] > 0) {
           const double demand = hbm_demand_[slot];
@@ -156,7 +137,7 @@ class Run {
       }
       case TaskKind::Transfer: {
         timeline_.spans[t].active = now;
-        ++on_network_[rank_slot(task.rank)];
+        ++on_network_[graph_.rank_slot(task.rank)];
         const auto replicas = t < graph_.replica_transfers.size()
                                   ? std::span<const RankPair>(graph_.replica_transfers[t])
                                   : std::span<const RankPair>();
@@ -166,7 +147,7 @@ class Run {
       }
       case TaskKind::Collective: {
         const std::uint32_t c = task.call;
-        if (++arrived_[c] == member_begin_[c + 1] - member_begin_[c]) start_collective(c, task.index, now);
+        if (++arrived_[c] == members_.of(c).size()) start_collective(c, task.index, now);
         break;
       }
     }
@@ -175,9 +156,9 @@ class Run {
   void start_collective(std::uint32_t c, std::uint32_t collective, sim::Time now) {
     const double demand = hbm_demand(graph_.collectives[collective]);
     call_demand_[c] = demand;
-    for (std::uint32_t i = member_begin_[c]; i < member_begin_[c + 1]; ++i) {
-      timeline_.spans[members_[i]].active = now;
-      const std::size_t slot = rank_slot(graph_.tasks[members_[i]].rank);
+    for (const TaskId m : members_.of(c)) {
+      timeline_.spans[m].active = now;
+      const std::size_t slot = graph_.rank_slot(graph_.tasks[m].rank);
       ++on_network_[slot];
       hbm_demand_[slot] += demand;
     }
@@ -199,13 +180,16 @@ class Run {
     start_next(q);
   }
 
+  // The graph was ordered before the replay (check_acyclic), so what is left is an order of tasks
+  // on their streams: a collective member holding its stream while a task queued behind it is
+  // one its call waits for.
   [[noreturn]] void report_stuck() const {
     for (TaskId t = 0; t < graph_.tasks.size(); ++t) {
       const Task& task = graph_.tasks[t];
       if (deps_left_[t] > 0) {
         throw InternalError(fmt::format(
             "replay: {} of {} tasks never ran; task {} on rank {} still waits for {} dependencies "
-            "(a cycle, or a collective not every member reaches)",
+            "(tasks queued on a stream behind a collective that waits for them)",
             graph_.tasks.size() - finished_, graph_.tasks.size(), t, task.rank, deps_left_[t]));
       }
     }
@@ -225,7 +209,8 @@ class Run {
   std::vector<std::uint32_t> on_network_;  // per simulated rank: collectives/transfers in flight
   std::vector<double> hbm_demand_;         // per simulated rank: collective HBM bytes/s in flight
   std::vector<double> call_demand_;        // per call: what it added to each member's demand
-  std::vector<std::uint32_t> member_begin_, members_, arrived_;
+  workload::CallMembers members_;
+  std::vector<std::uint32_t> arrived_;  // per call: members that reached it
   std::size_t finished_ = 0;
 };
 
@@ -245,6 +230,7 @@ Timeline execute(sim::Engine& engine, const workload::StepGraph& graph,
     throw InternalError(fmt::format("replay: {} work durations for {} works", work_seconds.size(),
                                     graph.works.size()));
   }
+  workload::check_acyclic(graph);  // a cycle would leave its tasks waiting: name them first
   Run run(engine, graph, work_seconds, comm, options);
   return run.run();
 }

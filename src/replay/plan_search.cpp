@@ -173,7 +173,7 @@ PlanSearch search_plan(const StepInput& input) {
 
   if (fitting.size() > 1) {
     StepInput analytic = input;
-    analytic.network = net::NetworkModel::Analytic;
+    analytic.network = net::NetworkModelKind::Analytic;
     std::vector<std::size_t> order = fitting;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return evaluation_rank(candidates[a]) < evaluation_rank(candidates[b]);

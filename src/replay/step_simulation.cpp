@@ -85,12 +85,10 @@ void replay_step(const StepInput& input, StepRun& run) {
 }
 
 double compute_lower_bound_s(const StepRun& run) {
-  const auto& ranks = run.graph.simulated_ranks;  // ascending (the executor relies on it too)
-  std::vector<double> busy(ranks.size(), 0.0);
+  std::vector<double> busy(run.graph.simulated_ranks.size(), 0.0);
   for (const workload::Task& task : run.graph.tasks) {
     if (task.kind != workload::TaskKind::Compute || task.stream != workload::Stream::Compute) continue;
-    const auto it = std::lower_bound(ranks.begin(), ranks.end(), task.rank);
-    busy[static_cast<std::size_t>(it - ranks.begin())] += run.work_seconds[task.index];
+    busy[run.graph.rank_slot(task.rank)] += run.work_seconds[task.index];
   }
   const double longest = busy.empty() ? 0.0 : *std::max_element(busy.begin(), busy.end());
   // A slowdown below 1 would shorten compute under communication; the bound must still hold.

@@ -26,26 +26,13 @@ Engine::Engine() {
 }
 Engine::~Engine() = default;
 
-void Engine::grow() {
-  const std::size_t first = chunks_.size() * kChunkSize;
-  if (first + kChunkSize > std::numeric_limits<std::uint32_t>::max()) {
-    throw InternalError("sim::Engine: more than 2^32 event records needed");
-  }
-  chunks_.push_back(std::make_unique<EventRecord[]>(kChunkSize));
-  // Capacity for every record, so that returning one to the free list never allocates (cancel is
-  // noexcept and the run loop must not allocate).
-  free_.reserve(first + kChunkSize);
-  // Pushed in reverse so that the lowest index is used first (cosmetic: order never depends on it).
-  for (std::size_t i = kChunkSize; i-- > 0;) free_.push_back(static_cast<std::uint32_t>(first + i));
-}
-
 EventId Engine::enqueue(Time at, std::uint32_t slot) {
   EventRecord& rec = record(slot);
   try {
     queue_.push(at, slot);
   } catch (...) {
     rec.handler.reset();
-    free_.push_back(slot);
+    records_.release(slot);
     throw;
   }
   rec.serial = next_serial_++;
@@ -54,7 +41,7 @@ EventId Engine::enqueue(Time at, std::uint32_t slot) {
 }
 
 bool Engine::cancel(EventId id) noexcept {
-  if (!id.valid() || (id.slot_ >> kChunkBits) >= chunks_.size()) return false;
+  if (!id.valid() || !records_.holds(id.slot_)) return false;
   EventRecord& rec = record(id.slot_);
   if (rec.serial != id.serial_) return false;  // already run, running, cancelled or reused
   rec.serial = 0;
@@ -68,7 +55,7 @@ bool Engine::cancel(EventId id) noexcept {
 
 void Engine::compact() noexcept {
   queue_.remove_if([this](std::uint32_t slot) { return record(slot).serial == 0; },
-                   [this](std::uint32_t slot) { free_.push_back(slot); });
+                   [this](std::uint32_t slot) { records_.release(slot); });
 }
 
 void Engine::run() { run_through(std::numeric_limits<Time::Rep>::max()); }
@@ -92,7 +79,7 @@ void Engine::run_through(Time::Rep limit) {
     bool armed = false;
     void release() noexcept {
       engine.record(slot).handler.reset();
-      engine.free_.push_back(slot);
+      engine.records_.release(slot);
       armed = false;
     }
     ~Finish() {
@@ -108,7 +95,7 @@ void Engine::run_through(Time::Rep limit) {
     const std::uint32_t slot = key.slot();
     EventRecord& rec = record(slot);
     if (rec.serial == 0) {  // cancelled: its handler is already gone
-      free_.push_back(slot);
+      records_.release(slot);
       continue;
     }
     rec.serial = 0;  // running: cancel() of this event is now a no-op

@@ -1,9 +1,5 @@
 #include "trnsim/workload/flops.hpp"
 
-#include <algorithm>
-
-#include "trnsim/error.hpp"
-
 namespace trnsim::workload {
 
 double model_flops_per_step(const ModelSpec& model, const TrainingSpec& training) {
@@ -24,11 +20,10 @@ std::vector<double> simulated_rank_flops(const StepGraph& graph) {
   std::vector<double> out(graph.simulated_ranks.size(), 0.0);
   for (const Task& t : graph.tasks) {
     if (t.kind != TaskKind::Compute) continue;
-    const auto it = std::lower_bound(graph.simulated_ranks.begin(), graph.simulated_ranks.end(), t.rank);
-    if (it == graph.simulated_ranks.end() || *it != t.rank) throw InternalError("StepGraph: task on an unlisted rank");
+    const std::size_t slot = graph.rank_slot(t.rank);
     double f = 0;
     for (const auto& k : graph.works.at(t.index).kernels) f += k.flops;
-    out[static_cast<std::size_t>(it - graph.simulated_ranks.begin())] += f;
+    out[slot] += f;
   }
   return out;
 }

@@ -14,7 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "run_cli.hpp"
-#include "trnsim/report/step_report.hpp"
+#include "trnsim/report/writers/json_report.hpp"
 #include <nlohmann/json.hpp>
 
 using namespace trnsim::test;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "run_cli.hpp"
-#include "trnsim/report/csv_report.hpp"
+#include "trnsim/report/writers/csv_report.hpp"
 
 using namespace trnsim::test;
 

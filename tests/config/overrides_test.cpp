@@ -22,7 +22,7 @@ TEST_CASE("config: an override may set a default the file left out, and a null")
   auto ex = config::parse_experiment(test::small_experiment(), "mem.json",
                                      {"parallelism.schedule=1f1b-interleaved", "network.model=flow"});
   CHECK(ex.parallelism.schedule == workload::PipelineSchedule::Interleaved);  // VALUE not JSON: a string
-  CHECK(ex.network.model == config::NetworkModelKind::Flow);
+  CHECK(ex.network.model == net::NetworkModelKind::Flow);
   ex = config::parse_experiment(test::small_experiment(), "mem.json", {"training.micro_batch=null"});
   CHECK_FALSE(ex.training.micro_batch.has_value());
 }

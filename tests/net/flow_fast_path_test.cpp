@@ -1,4 +1,4 @@
-// The flow model's fast path and its conversion into flows (contract in net/network.hpp).
+// The flow model's fast path and its conversion into flows (contract in src/net/flow_model.hpp).
 #include <catch2/catch.hpp>
 
 #include "test_clusters.hpp"
@@ -7,7 +7,7 @@
 using namespace trnsim;
 using net::Algorithm;
 using net::CollectiveOp;
-using net::NetworkModel;
+using net::NetworkModelKind;
 
 namespace {
 // Two 8-GPU nodes, one spine, uplinks an eighth of the leaf's ports: 2 x 25 GB/s / 8 = 6.25 GB/s.
@@ -23,7 +23,7 @@ constexpr double kUplink = 6.25e9;
 
 sim::Time transfer_alone(int src, int dst, double bytes) {
   sim::Engine engine;
-  net::Network net(crossing_cluster(), NetworkModel::Flow, engine);
+  net::Network net(crossing_cluster(), NetworkModelKind::Flow, engine);
   sim::Time done;
   net.start_transfer(src, dst, bytes, [&] { done = engine.now(); });
   engine.run();
@@ -37,7 +37,7 @@ TEST_CASE("flow fast path: calls on disjoint links stay on the fast path and tak
   const net::Collective a{CollectiveOp::AllReduce, {0, 1}, 64e6, Algorithm::Ring};
   const net::Collective b{CollectiveOp::AllReduce, {8, 9}, 64e6, Algorithm::Ring};
   sim::Engine engine;
-  net::Network net(c, NetworkModel::Flow, engine);
+  net::Network net(c, NetworkModelKind::Flow, engine);
   sim::Time done_a, done_b;
   net.start(a, [&] { done_a = engine.now(); });
   net.start(b, [&] { done_b = engine.now(); });
@@ -45,11 +45,11 @@ TEST_CASE("flow fast path: calls on disjoint links stay on the fast path and tak
   // Alone, by the analytic model: the two rings are alike, each 2 steps of S/2 at 100 GB/s plus fixed terms.
   CHECK(done_a == net.estimate(a));
   CHECK(done_b == net.estimate(b));
-  CHECK(net.flow_counters().fast == 2);
-  CHECK(net.flow_counters().converted == 0);
-  CHECK(net.solver().flows_completed() == 0);
+  CHECK(net.counters().fast == 2);
+  CHECK(net.counters().converted == 0);
+  CHECK(net.counters().flows == 0);
   // Each ring: n x 2(n-1) x S/n = 2S with n = 2; two rings: 4S.
-  CHECK(net.bytes_delivered() == Approx(4 * 64e6).epsilon(1e-12));
+  CHECK(net.counters().bytes_delivered == Approx(4 * 64e6).epsilon(1e-12));
 }
 
 TEST_CASE("flow fast path: a transfer arriving mid-way on a held link slows both as max-min predicts") {
@@ -60,7 +60,7 @@ TEST_CASE("flow fast path: a transfer arriving mid-way on a held link slows both
   const double d = alone_a.to_seconds() - s / kUplink;
   REQUIRE(alone_b == alone_a);
   sim::Engine engine;
-  net::Network net(crossing_cluster(), NetworkModel::Flow, engine);
+  net::Network net(crossing_cluster(), NetworkModelKind::Flow, engine);
   sim::Time done_a, done_b;
   net.start_transfer(0, 9, s, [&] { done_a = engine.now(); });
   const sim::Time tb = sim::Time::ps(alone_a.picoseconds() / 2);
@@ -75,10 +75,10 @@ TEST_CASE("flow fast path: a transfer arriving mid-way on a held link slows both
   const double t = tb.to_seconds();
   CHECK(done_a.to_seconds() == Approx(t + 16e-3).epsilon(1e-9));
   CHECK(done_b.to_seconds() == Approx(t + 24e-3 + d / 2).epsilon(1e-9));
-  CHECK(net.flow_counters().converted == 1);
-  CHECK(net.flow_counters().coarse == 1);
+  CHECK(net.counters().converted == 1);
+  CHECK(net.counters().coarse == 1);
   // Bytes: both transfers in full, and each crosses one uplink: 2S on uplinks, busy 2S / 6.25 GB/s.
-  CHECK(net.bytes_delivered() == Approx(2 * s).epsilon(1e-12));
+  CHECK(net.counters().bytes_delivered == Approx(2 * s).epsilon(1e-12));
   double up_bytes = 0, up_busy = 0;
   for (const auto& u : net.link_usage()) {
     if (u.kind != net::LinkKind::ClosUplink) continue;
@@ -87,7 +87,7 @@ TEST_CASE("flow fast path: a transfer arriving mid-way on a held link slows both
   }
   CHECK(up_bytes == Approx(2 * s).epsilon(1e-12));
   CHECK(up_busy == Approx(2 * s / kUplink).epsilon(1e-9));
-  CHECK(net.in_flight() == 0);
+  CHECK(net.counters().in_flight == 0);
 }
 
 TEST_CASE("flow fast path: a call converted at its start behaves as one started on busy links") {
@@ -97,15 +97,15 @@ TEST_CASE("flow fast path: a call converted at its start behaves as one started 
   const net::Collective a{CollectiveOp::AllReduce, {0, 9}, 100e6, Algorithm::Ring};
   const net::Collective b{CollectiveOp::AllReduce, {1, 8}, 100e6, Algorithm::Ring};
   sim::Engine engine;
-  net::Network net(c, NetworkModel::Flow, engine);
+  net::Network net(c, NetworkModelKind::Flow, engine);
   sim::Time done_a, done_b;
   net.start(a, [&] { done_a = engine.now(); });
   net.start(b, [&] { done_b = engine.now(); });
   engine.run();
   CHECK(done_a == done_b);
-  CHECK(net.flow_counters().converted == 1);
-  CHECK(net.flow_counters().coarse == 1);
-  CHECK(net.flow_counters().fast == 0);
+  CHECK(net.counters().converted == 1);
+  CHECK(net.counters().coarse == 1);
+  CHECK(net.counters().fast == 0);
   // Each ring pair sends S in each direction (2 steps of S/2): 4 flows of S in all.
-  CHECK(net.bytes_delivered() == Approx(4 * 100e6).epsilon(1e-12));
+  CHECK(net.counters().bytes_delivered == Approx(4 * 100e6).epsilon(1e-12));
 }

@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <numeric>
+#include <set>
+#include <string_view>
 
 #include "test_clusters.hpp"
 #include "trnsim/net/network.hpp"
@@ -9,7 +11,7 @@
 using namespace trnsim;
 using net::Algorithm;
 using net::CollectiveOp;
-using net::NetworkModel;
+using net::NetworkModelKind;
 
 namespace {
 std::vector<int> iota(int n, int from = 0) {
@@ -17,7 +19,7 @@ std::vector<int> iota(int n, int from = 0) {
   std::iota(v.begin(), v.end(), from);
   return v;
 }
-sim::Time run_one(const hw::ClusterSpec& c, NetworkModel m, const net::Collective& coll) {
+sim::Time run_one(const hw::ClusterSpec& c, NetworkModelKind m, const net::Collective& coll) {
   sim::Engine engine;
   net::Network net(c, m, engine);
   sim::Time done = sim::Time::max();
@@ -37,8 +39,8 @@ TEST_CASE("network: ring all-reduce without contention takes 2(n-1)/n S/B + 2(n-
   // 2(7)/8 x 8e6 / 1e11 = 140 us; 2(7)(1 + 2) us = 42 us; + 10 us start-up = 192 us.
   const auto expected = sim::Time::us(192);
   const net::Collective coll{CollectiveOp::AllReduce, iota(8), s, Algorithm::Ring};
-  CHECK(run_one(c, NetworkModel::Analytic, coll) == expected);
-  CHECK(run_one(c, NetworkModel::Flow, coll) == expected);
+  CHECK(run_one(c, NetworkModelKind::Analytic, coll) == expected);
+  CHECK(run_one(c, NetworkModelKind::Flow, coll) == expected);
 }
 
 TEST_CASE("network: flow agrees with analytic within 1% on every contention-free case") {
@@ -71,8 +73,8 @@ TEST_CASE("network: flow agrees with analytic within 1% on every contention-free
           if (op == CollectiveOp::SendRecv) coll.ranks = {0, k.ranks - 1};
           if (op == CollectiveOp::AllToAll && k.ranks > 64) coll.ranks = iota(64);
           if (!net::supports(a, coll, k.cluster, dm)) continue;
-          const auto analytic = run_one(k.cluster, NetworkModel::Analytic, coll).to_seconds();
-          const auto flow = run_one(k.cluster, NetworkModel::Flow, coll).to_seconds();
+          const auto analytic = run_one(k.cluster, NetworkModelKind::Analytic, coll).to_seconds();
+          const auto flow = run_one(k.cluster, NetworkModelKind::Flow, coll).to_seconds();
           INFO(k.name << ": " << net::to_string(op) << " " << net::to_string(a) << " " << bytes << " B");
           // The direct mesh (n > 2) and the pipelined ring broadcast are not contention-free or not
           // lock-step: their flows start at different times over routes of different lengths and
@@ -104,10 +106,10 @@ TEST_CASE("network: two groups whose rings cross one link each get half of it in
   const double s = 100e6;
   const net::Collective a{CollectiveOp::AllReduce, {0, 9}, s, Algorithm::Ring};
   const net::Collective b{CollectiveOp::AllReduce, {1, 8}, s, Algorithm::Ring};
-  const sim::Time alone = run_one(c, NetworkModel::Flow, a);
+  const sim::Time alone = run_one(c, NetworkModelKind::Flow, a);
   // Alone: 2 steps of S/2 at 6.25 GB/s = 16 ms of transfer, plus the route latencies.
   sim::Engine engine;
-  net::Network net(c, NetworkModel::Flow, engine);
+  net::Network net(c, NetworkModelKind::Flow, engine);
   sim::Time done_a, done_b;
   net.start(a, [&] { done_a = engine.now(); });
   net.start(b, [&] { done_b = engine.now(); });
@@ -116,7 +118,7 @@ TEST_CASE("network: two groups whose rings cross one link each get half of it in
   CHECK(done_a == done_b);
   CHECK(done_a.to_seconds() - fixed == Approx(2 * (alone.to_seconds() - fixed)).epsilon(1e-9));
   // The analytic model cannot see the other group.
-  CHECK(run_one(c, NetworkModel::Analytic, a) == alone);
+  CHECK(run_one(c, NetworkModelKind::Analytic, a) == alone);
 }
 
 TEST_CASE("network: every collective delivers exactly the bytes it sends") {
@@ -138,17 +140,17 @@ TEST_CASE("network: every collective delivers exactly the bytes it sends") {
   };
   for (const auto& e : cases) {
     sim::Engine engine;
-    net::Network net(c, NetworkModel::Flow, engine);
+    net::Network net(c, NetworkModelKind::Flow, engine);
     bool done = false;
     net.start(net::Collective{e.op, iota(e.n), s, e.a}, [&] { done = true; });
     engine.run();
     INFO(net::to_string(e.op) << " " << net::to_string(e.a));
     CHECK(done);
-    CHECK(net.bytes_delivered() == Approx(e.bytes).epsilon(1e-12));
+    CHECK(net.counters().bytes_delivered == Approx(e.bytes).epsilon(1e-12));
     double link_bytes = 0;
     for (const auto& u : net.link_usage()) link_bytes += u.bytes;
-    CHECK(link_bytes >= net.bytes_delivered());
-    CHECK(net.in_flight() == 0);
+    CHECK(link_bytes >= net.counters().bytes_delivered);
+    CHECK(net.counters().in_flight == 0);
   }
 }
 
@@ -156,7 +158,7 @@ TEST_CASE("network: automatic choice follows size and topology") {
   auto c = test::torus_cluster(4, 4, 2, 4);
   c.instance.calibration.collective_step_s = 10e-6;
   sim::Engine engine;
-  net::Network net(c, NetworkModel::Analytic, engine);
+  net::Network net(c, NetworkModelKind::Analytic, engine);
   // Across 4 instances, large: hierarchical keeps the slow EFA hops to 2(I-1) steps.
   CHECK(net.choose({CollectiveOp::AllReduce, iota(128), 256e6, Algorithm::Auto}) == Algorithm::Hierarchical);
   // Small on 16 ranks: fixed step costs dominate; halving-doubling or the mesh take fewer steps.
@@ -171,12 +173,27 @@ TEST_CASE("network: point-to-point transfers pay start-up, step, latency and byt
   auto c = test::torus_cluster(4, 1, 1, 1);
   c.instance.calibration.collective_startup_s = 3e-6;
   c.instance.calibration.collective_step_s = 1e-6;
-  for (auto m : {NetworkModel::Analytic, NetworkModel::Flow}) {
+  for (const auto& m : net::network_models()) {
+    INFO(m.name);
     sim::Engine engine;
-    net::Network net(c, m, engine);
+    net::Network net(c, m.kind, engine);
     sim::Time done;
     net.start_transfer(0, 1, 1e6, [&] { done = engine.now(); });  // 1 MB at 100 GB/s = 10 us
     engine.run();
     CHECK(done == sim::Time::us(3 + 1 + 1 + 10));
   }
+}
+
+TEST_CASE("network models: each registered model has its own name, which parses back to it") {
+  std::set<std::string_view> names;
+  for (const auto& m : net::network_models()) {
+    CHECK(names.insert(m.name).second);
+    CHECK(net::parse_network_model(m.name) == m.kind);
+    CHECK(net::to_string(m.kind) == m.name);
+    CHECK_FALSE(m.description.empty());
+  }
+  // The spellings experiment files, --network and the reports use.
+  CHECK(names == std::set<std::string_view>{"analytic", "flow"});
+  CHECK(net::network_model_names() == std::vector<std::string_view>{"analytic", "flow"});
+  CHECK_FALSE(net::parse_network_model("Flow").has_value());
 }

@@ -135,7 +135,9 @@ TEST_CASE("topology: DOT output names every vertex and inter-chip link") {
   t.write_dot(os);
   const std::string dot = os.str();
   CHECK(dot.find("digraph") == 0);
-  CHECK(dot.find("chip3") != std::string::npos);
+  CHECK(dot.find("[label=\"chip3\", shape=box]") != std::string::npos);
+  // Both x ports of a 2-wide torus reach the same neighbour: one link of 2 x 100 GB/s.
+  CHECK(dot.find("[label=\"neuronlink 200 GB/s\"]") != std::string::npos);
   std::size_t arrows = 0;
   for (std::size_t p = dot.find("->"); p != std::string::npos; p = dot.find("->", p + 1)) ++arrows;
   CHECK(arrows == static_cast<std::size_t>(t.link_count() - 4));  // minus the 4 chip-local loops

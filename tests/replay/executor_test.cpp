@@ -2,54 +2,18 @@
 
 #include <vector>
 
+#include "../workload/hand_graph.hpp"
 #include "fixed_communicator.hpp"
 #include "trnsim/replay/executor.hpp"
+#include "trnsim/workload/step_graph_order.hpp"
 
 using namespace trnsim;
 using workload::Stream;
+using test::GraphBuilder;
 using workload::StepGraph;
 using workload::TaskId;
-using workload::TaskKind;
 
 namespace {
-
-// Builds a StepGraph by hand: add tasks, then edges, then finish() lays out the CSR successors.
-struct GraphBuilder {
-  StepGraph g;
-  std::vector<std::vector<TaskId>> succ;
-
-  TaskId compute(std::int32_t rank, std::uint32_t work) {
-    return add({.kind = TaskKind::Compute, .stream = Stream::Compute, .rank = rank, .index = work});
-  }
-  TaskId collective(std::int32_t rank, std::uint32_t coll, Stream s = Stream::TpComm) {
-    return add({.kind = TaskKind::Collective, .stream = s, .rank = rank, .index = coll, .call = coll});
-  }
-  TaskId transfer(std::int32_t from, std::int32_t to) {
-    return add({.kind = TaskKind::Transfer, .stream = Stream::PpComm, .rank = from, .peer = to, .bytes = 1});
-  }
-  TaskId add(workload::Task t) {
-    g.tasks.push_back(t);
-    succ.emplace_back();
-    return static_cast<TaskId>(g.tasks.size() - 1);
-  }
-  void edge(TaskId from, TaskId to) {
-    succ[from].push_back(to);
-    ++g.tasks[to].deps;
-  }
-  StepGraph finish(std::vector<std::int32_t> ranks, std::size_t works, std::size_t collectives) {
-    for (std::size_t t = 0; t < g.tasks.size(); ++t) {
-      g.tasks[t].succ_begin = static_cast<std::uint32_t>(g.successors.size());
-      g.successors.insert(g.successors.end(), succ[t].begin(), succ[t].end());
-      g.tasks[t].succ_end = static_cast<std::uint32_t>(g.successors.size());
-    }
-    g.simulated_ranks = std::move(ranks);
-    g.total_ranks = static_cast<std::int32_t>(g.simulated_ranks.size());
-    g.works.resize(works);
-    g.collectives.resize(collectives);
-    g.calls = static_cast<std::uint32_t>(collectives);
-    return std::move(g);
-  }
-};
 
 sim::Time us(double v) { return sim::Time::seconds(v * 1e-6); }
 
@@ -207,14 +171,35 @@ TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute 
   CHECK(replay::collective_hbm_bytes(workload::CollectiveOp::AllGather, 4, 1e6) == Approx(2 * 0.75 * 1e6));
 }
 
-TEST_CASE("executor: a cycle is reported, not hung") {
-  GraphBuilder b;
-  const TaskId a = b.compute(0, 0), c = b.compute(0, 0);
-  b.edge(a, c);
-  b.edge(c, a);
-  const StepGraph g = b.finish({0}, 1, 0);
-  sim::Engine engine;
-  test::FixedCommunicator comm(engine, us(0), us(0));
-  const std::vector<double> seconds{1e-6};
-  CHECK_THROWS_AS(replay::execute(engine, g, seconds, comm), InternalError);
+TEST_CASE("executor: a cycle is reported with its tasks before the replay starts, not hung") {
+  SECTION("two tasks waiting for each other") {
+    GraphBuilder b;
+    b.compute(0, 0);
+    const TaskId a = b.compute(0, 0), c = b.compute(0, 0);
+    b.edge(a, c);
+    b.edge(c, a);
+    const StepGraph g = b.finish({0}, 1, 0);
+    sim::Engine engine;
+    test::FixedCommunicator comm(engine, us(0), us(0));
+    const std::vector<double> seconds{1e-6};
+    try {
+      replay::execute(engine, g, seconds, comm);
+      FAIL("no cycle reported");
+    } catch (const workload::CycleError& e) {
+      CHECK(e.tasks() == std::vector<TaskId>{a, c});
+    }
+    CHECK(engine.events_processed() == 0);  // reported before the first event
+  }
+  SECTION("a collective member waiting for a task that waits for the call") {
+    GraphBuilder b;
+    const TaskId m0 = b.collective(0, 0), x = b.compute(1, 0), m1 = b.collective(1, 0);
+    b.edge(m1, x);
+    b.edge(x, m0);
+    const StepGraph g = b.finish({0, 1}, 1, 1);
+    sim::Engine engine;
+    test::FixedCommunicator comm(engine, us(1), us(0));
+    const std::vector<double> seconds{1e-6};
+    CHECK_THROWS_AS(replay::execute(engine, g, seconds, comm), workload::CycleError);
+    CHECK(comm.collectives_started == 0);
+  }
 }

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "trnsim/report/breakdown.hpp"
+#include "trnsim/report/analysis/breakdown.hpp"
 
 using namespace trnsim;
 using report::Part;

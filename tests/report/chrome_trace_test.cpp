@@ -16,7 +16,7 @@
 #include "trnsim/config/experiment.hpp"
 #include "trnsim/config/step_input.hpp"
 #include "trnsim/error.hpp"
-#include "trnsim/report/chrome_trace.hpp"
+#include "trnsim/report/writers/chrome_trace.hpp"
 
 using namespace trnsim;
 using nlohmann::json;

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "report_support.hpp"
-#include "trnsim/report/critical_path.hpp"
+#include "trnsim/report/analysis/critical_path.hpp"
 
 using namespace trnsim;
 using report::PathCategory;

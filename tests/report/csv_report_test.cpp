@@ -10,7 +10,7 @@
 
 #include "report_support.hpp"
 #include "trnsim/error.hpp"
-#include "trnsim/report/csv_report.hpp"
+#include "trnsim/report/writers/csv_report.hpp"
 
 using namespace trnsim;
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 #include <fmt/core.h>
 
 #include "report_support.hpp"
-#include "trnsim/report/findings.hpp"
+#include "trnsim/report/analysis/findings.hpp"
 
 using namespace trnsim;
 

@@ -10,7 +10,7 @@
 
 #include "trnsim/config/experiment.hpp"
 #include "trnsim/config/step_input.hpp"
-#include "trnsim/report/html_report.hpp"
+#include "trnsim/report/writers/html_report.hpp"
 
 using namespace trnsim;
 

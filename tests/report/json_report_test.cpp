@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "report_support.hpp"
+#include "trnsim/report/writers/json_report.hpp"
 
 using namespace trnsim;
 using nlohmann::json;

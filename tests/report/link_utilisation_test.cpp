@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "trnsim/report/link_utilisation.hpp"
+#include "trnsim/report/analysis/link_utilisation.hpp"
 
 using namespace trnsim;
 using net::LinkKind;

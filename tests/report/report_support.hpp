@@ -9,7 +9,7 @@
 #include "trnsim/config/experiment.hpp"
 #include "trnsim/config/step_input.hpp"
 #include "trnsim/replay/step_simulation.hpp"
-#include "trnsim/report/step_report.hpp"
+#include "trnsim/report/analysis/step_report.hpp"
 
 namespace trnsim::test {
 

@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "trnsim/report/validation.hpp"
+#include "trnsim/report/analysis/validation.hpp"
+#include "trnsim/report/writers/validation_report.hpp"
 
 using namespace trnsim::report;
 

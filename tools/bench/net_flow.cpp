@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     const auto cluster = trn2(64);
     const auto t0 = std::chrono::steady_clock::now();
     sim::Engine engine;
-    net::Network net(cluster, net::NetworkModel::Flow, engine);
+    net::Network net(cluster, net::NetworkModelKind::Flow, engine);
     net::Collective c{net::CollectiveOp::AllReduce, {}, mib * 1024 * 1024, forced};
     c.ranks.resize(static_cast<std::size_t>(net.topology().devices().ranks()));
     std::iota(c.ranks.begin(), c.ranks.end(), 0);
@@ -62,18 +62,18 @@ int main(int argc, char** argv) {
     engine.run();
     const double wall = wall_since(t0);
     // The first call of a shape runs it alone, every step a flow, in the isolated solver.
-    const auto events = engine.events_processed() + net.solver().events_processed() +
-                        net.isolated_solver().events_processed();
+    const auto k = net.counters();
+    const auto events = engine.events_processed() + k.flow_events + k.shape_events;
     fmt::print("all-reduce {} MiB over {} ranks (64 x trn2.48xlarge), flow, {} ({}): simulated {:.1f} us, analytic {:.1f} us\n",
                mib, c.ranks.size(), net::to_string(algorithm), forced == net::Algorithm::Auto ? "auto" : "forced", done.to_us(), net.estimate(c).to_us());
     fmt::print("  wall {:.3f} s (choice and setup {:.3f} s), flows {}, events {} ({:.2f} M/s)\n", wall, setup,
-               net.solver().flows_completed() + net.isolated_solver().flows_completed(), events, static_cast<double>(events) / wall / 1e6);
+               k.flows + k.shape_flows, events, static_cast<double>(events) / wall / 1e6);
   }
   {
     const auto cluster = trn2(64);
     const auto t0 = std::chrono::steady_clock::now();
     sim::Engine engine;
-    net::Network net(cluster, net::NetworkModel::Flow, engine);
+    net::Network net(cluster, net::NetworkModelKind::Flow, engine);
     std::uint64_t x = 12345;  // a fixed LCG: the same pairs every run
     auto next = [&] { return (x = x * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
     int finished = 0;
@@ -91,10 +91,10 @@ int main(int argc, char** argv) {
     }
     engine.run();
     const double wall = wall_since(t0);
-    const auto events = engine.events_processed() + net.solver().events_processed();
+    const auto k = net.counters();
+    const auto events = engine.events_processed() + k.flow_events;
     fmt::print("1,024 concurrent flows (1-64 MiB) between instances on the Clos: {} done, last at {:.1f} us\n", finished,
                last.to_us());
-    const auto k = net.flow_counters();
     fmt::print("  wall {:.3f} s, events {} ({:.2f} M/s); fast path {}, converted {}, started coarse {}\n", wall, events,
                static_cast<double>(events) / wall / 1e6, k.fast, k.converted, k.coarse);
   }

@@ -36,8 +36,6 @@ template <>
 const std::vector<std::string_view>& names_of<workload::Recompute>();
 template <>
 const std::vector<std::string_view>& names_of<hw::AttentionKernel>();
-template <>
-const std::vector<std::string_view>& names_of<NetworkModelKind>();
 
 template <class E>
 std::optional<E> parse_enum(std::string_view text) {
@@ -56,9 +54,6 @@ std::string_view to_string(E value) {
 inline std::optional<hw::Dtype> parse_dtype(std::string_view t) { return parse_enum<hw::Dtype>(t); }
 inline std::optional<workload::Precision> parse_precision(std::string_view t) {
   return parse_enum<workload::Precision>(t);
-}
-inline std::optional<NetworkModelKind> parse_network_model(std::string_view t) {
-  return parse_enum<NetworkModelKind>(t);
 }
 
 }  // namespace trnsim::config

@@ -6,15 +6,14 @@
 #include <nlohmann/json.hpp>
 
 #include "trnsim/hw/specs.hpp"
+#include "trnsim/net/network_models.hpp"
 #include "trnsim/workload/software.hpp"
 #include "trnsim/workload/specs.hpp"
 
 namespace trnsim::config {
 
-enum class NetworkModelKind : std::uint8_t { Analytic, Flow };
-
 struct NetworkOptions {
-  NetworkModelKind model = NetworkModelKind::Analytic;
+  net::NetworkModelKind model = net::NetworkModelKind::Analytic;
   std::string algorithm = "auto";  // collective algorithm, or "auto" (net::choose_algorithm)
 };
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "trnsim/net/topology.hpp"
+#include "trnsim/sim/slot_pool.hpp"
 #include "trnsim/sim/time.hpp"
 
 namespace trnsim::net {
@@ -91,13 +92,11 @@ class FlowSolver {
   // Recomputes max-min rates for the flows connected to `seeds` and reschedules those that changed.
   // start() and finish() only change the link lists and add their links to seeds_.
   void rebalance(std::span<const LinkId> seeds);
-  std::uint32_t allocate();
 
   const Topology* topo_;
   std::vector<LinkState> links_;
   std::vector<LinkStats> stats_;
-  std::vector<Flow> flows_;
-  std::vector<std::uint32_t> free_;
+  sim::SlotPool<Flow> flows_;  // submitted and not yet finished; a flow's id is its slot
   std::vector<Event> calendar_;  // binary min-heap on (at, seq)
   std::uint64_t seq_ = 0;
   sim::Time now_;

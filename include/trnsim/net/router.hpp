@@ -1,11 +1,19 @@
 #pragma once
-// Routes between chips, computed once per (src, dst) pair and cached:
-//  - 2D torus: dimension order (X then Y, then Z between the instances of an UltraServer), each
-//    dimension in its shorter wrap direction (a tie goes the positive way);
-//  - switches (NVSwitch, trn3 NeuronSwitch): direct through the switch;
-//  - rail-optimised Clos: up-down; same rail and leaf: chip -> leaf -> chip, otherwise
-//    chip -> leaf -> spine -> leaf -> chip with the spine chosen by a deterministic hash of the pair.
+// Routes between chips: breadth-first shortest paths on the topology's graph, computed once per
+// (src, dst) pair and cached. Each kind of topology has an ordered list of routing stages; a stage
+// opens some edges for the pair, and the route is the shortest path over the open edges of the
+// first stage that reaches the destination. Ties between shortest paths go to the neighbour
+// wired first (the builder wires a torus's positive port before its negative one).
+//  - 2D torus: inside one instance, or one UltraServer with a Z ring: dimension order: the source's
+//    row (X), then the destination's column (Y), then the Z ring at the destination's coordinates
+//    (each a ring, so the shorter wrap wins; a tie goes the positive way);
+//  - switches (NVSwitch, trn3 NeuronSwitch): direct through the nearest switch that holds both
+//    (trn3: server switch, then the UltraServer's switch, then the direct inter-rack link);
+//  - rail-optimised Clos between instances: up-down: chip -> leaf -> chip when both are on one
+//    leaf, otherwise chip -> leaf -> spine -> leaf -> chip with the spine chosen by a fixed hash
+//    of the pair (splitmix64), the equal-cost choice.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -23,10 +31,15 @@ struct Route {
 
 class Router {
  public:
-  explicit Router(const Topology& topology) : topo_(&topology) {}
+  explicit Router(const Topology& topology);
+  ~Router();
+  Router(const Router&) = delete;
+  Router& operator=(const Router&) = delete;
 
   // Contract: the route from src_chip to dst_chip (the chip-local link when equal). First call per
-  // pair O(hops); later calls one hash lookup. Throws InputError when the chips are not connected.
+  // pair: a breadth-first search per stage tried, over the few vertices its open edges reach (a
+  // torus row and column, a switch's ports, one leaf-spine-leaf path); later calls one hash
+  // lookup. Throws InputError when the chips are not connected.
   const Route& route(int src_chip, int dst_chip);
   std::span<const LinkId> links(const Route& r) const {
     return {store_.data() + r.first, static_cast<std::size_t>(r.hops)};
@@ -35,15 +48,13 @@ class Router {
   std::size_t cached_routes() const { return cache_.size(); }
 
  private:
-  void compute_path(int src, int dst, std::vector<VertexId>& path) const;
-  void torus_walk(int instance, int& x, int& y, int tx, int ty, std::vector<VertexId>& path) const;
-  void clos_path(int src, int dst, std::vector<VertexId>& path) const;
+  class Search;  // the breadth-first search and its reusable state (router.cpp)
 
   const Topology* topo_;
   std::vector<LinkId> store_;
   std::vector<Route> routes_;
   std::unordered_map<std::uint64_t, std::uint32_t> cache_;
-  std::vector<VertexId> scratch_;
+  std::unique_ptr<Search> search_;
 };
 
 }  // namespace trnsim::net

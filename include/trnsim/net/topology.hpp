@@ -1,15 +1,16 @@
 #pragma once
-// The interconnect of a cluster as a Boost.Graph: vertices are chips (their NeuronCores behind
-// them) and switches; edges are directed links with a bandwidth (bytes/s) and a latency (s).
-// Built once from a hw::ClusterSpec; immutable afterwards.
+// The interconnect of a cluster as a directed graph: vertices are chips (their NeuronCores behind
+// them) and switches; edges are links with a bandwidth (bytes/s) and a latency (s). The graph is a
+// Boost.Graph (LinkGraph, src/net/link_graph.hpp, net-internal so that Boost stays out of the
+// public headers); routes (router.hpp), the DOT drawing and the bisection bandwidth (bisection.hpp)
+// are computed on it. Built once from a hw::ClusterSpec; immutable afterwards.
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
-
-#include <boost/graph/adjacency_list.hpp>
 
 #include "trnsim/hw/device_map.hpp"
 #include "trnsim/hw/specs.hpp"
@@ -50,21 +51,26 @@ struct Link {
   double latency = 0;    // seconds
 };
 
+struct LinkGraph;
+
 class Topology {
  public:
-  // The Boost graph: edge property = the link's id in links().
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-                                      boost::property<boost::edge_index_t, LinkId>>;
-
   // Contract: O(chips + links). Throws InputError for a cluster whose wiring is inconsistent
   // (torus dimensions that do not multiply to the chip count, zero bandwidths it needs).
   explicit Topology(const hw::ClusterSpec& cluster);
+  ~Topology();
+  // Routers and models keep a pointer to their topology: it never moves.
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
 
   const hw::ClusterSpec& cluster() const { return cluster_; }
   const hw::DeviceMap& devices() const { return devices_; }
-  const Graph& graph() const { return graph_; }
+  // The Boost graph (net-internal: include src/net/link_graph.hpp to use it).
+  const LinkGraph& graph() const { return *graph_; }
   int vertex_count() const { return static_cast<int>(vertices_.size()); }
   int link_count() const { return static_cast<int>(links_.size()); }
+  // The graph's vertex and edge attributes by id: a vertex's id is its Boost vertex index, an
+  // edge carries its link's id (the hot paths read links by id).
   const Vertex& vertex(VertexId v) const { return vertices_[static_cast<std::size_t>(v)]; }
   const Link& link(LinkId l) const { return links_[static_cast<std::size_t>(l)]; }
   const std::vector<Link>& links() const { return links_; }
@@ -76,18 +82,14 @@ class Topology {
   // The link u -> v, or -1 if none. O(1) expected.
   LinkId find_link(VertexId u, VertexId v) const;
 
-  // Structure the router needs.
+  // The Clos between instances, for up-down routing.
   bool has_clos() const { return !spines_.empty(); }
   VertexId leaf(int rail, int instance) const;
   VertexId spine(int k) const { return spines_[static_cast<std::size_t>(k)]; }
   int spine_count() const { return static_cast<int>(spines_.size()); }
-  VertexId server_switch(int chip) const;
-  VertexId rack_switch(int ultraserver) const { return rack_switches_[static_cast<std::size_t>(ultraserver)]; }
-  bool has_rack_switches() const { return !rack_switches_.empty(); }
-  VertexId nvswitch(int instance) const { return nvswitches_[static_cast<std::size_t>(instance)]; }
-  int chips_per_server() const { return chips_per_server_; }
 
-  // Writes Graphviz DOT (vertices labelled, edges labelled with kind and GB/s).
+  // Writes Graphviz DOT with boost::write_graphviz: vertices labelled with their names (chips as
+  // boxes, switches as ellipses), links between distinct vertices labelled with kind and GB/s.
   void write_dot(std::ostream& os) const;
 
  private:
@@ -101,18 +103,14 @@ class Topology {
 
   hw::ClusterSpec cluster_;
   hw::DeviceMap devices_;
-  Graph graph_;
-  std::vector<Vertex> vertices_;
-  std::vector<Link> links_;
+  std::unique_ptr<LinkGraph> graph_;
+  std::vector<Vertex> vertices_;  // by vertex index
+  std::vector<Link> links_;       // by link id
   std::unordered_map<std::uint64_t, LinkId> link_index_;
-  std::vector<VertexId> leaves_;          // [leaf_group * rails + rail]
+  std::vector<VertexId> leaves_;  // [leaf_group * rails + rail]
   int rails_ = 0;
   int leaf_group_size_ = 1;
   std::vector<VertexId> spines_;
-  std::vector<VertexId> server_switches_;  // [chip / chips_per_server]
-  std::vector<VertexId> rack_switches_;    // [ultraserver]
-  std::vector<VertexId> nvswitches_;       // [instance]
-  int chips_per_server_ = 0;
 };
 
 }  // namespace trnsim::net

@@ -44,8 +44,11 @@ double collective_hbm_bytes(workload::CollectiveOp op, int ranks, double bytes);
 
 // Contract: simulates `graph` from the engine's now() until no task is left; work_seconds[i] is
 // the duration of StepGraph::works[i] on one rank (cost::ComputeModel, or a trace's measurement).
-// Throws InternalError if a task never becomes ready (a dependency cycle or a collective whose
-// members cannot all arrive). Cost: O(tasks + edges) plus the engine's and network's work.
+// Before the first event, throws workload::CycleError (an InternalError) naming the tasks of a
+// dependency cycle, collective calls included (workload/step_graph_order.hpp); throws
+// InternalError if tasks are still left waiting at the end (a collective member holding its
+// stream ahead of a task its call waits for). Cost: O(tasks + edges) plus the engine's and
+// network's work.
 Timeline execute(sim::Engine& engine, const workload::StepGraph& graph,
                  std::span<const double> work_seconds, Communicator& comm,
                  const ExecutorOptions& options = {});

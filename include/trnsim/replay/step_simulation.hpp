@@ -24,7 +24,7 @@ struct StepInput {
   workload::TrainingSpec training;
   workload::ParallelismSpec parallelism;
   workload::SoftwareSpec software;
-  net::NetworkModel network = net::NetworkModel::Analytic;
+  net::NetworkModelKind network = net::NetworkModelKind::Analytic;
   net::Algorithm algorithm = net::Algorithm::Auto;
   bool symmetric = true;  // simulate one rank per pipeline stage (BuildOptions::symmetric)
 };

@@ -4,21 +4,20 @@
 // model that needs time is handed an Engine&.
 //
 // Storage: each event lives in a 64-byte record (an InlineHandler plus a serial number) taken from a
-// pool of fixed-size chunks, reused last-in first-out through a free list, so records never move
-// (a running handler may schedule without invalidating itself) and steady-state scheduling does not
+// SlotPool (slot_pool.hpp): chunks of records reused last-in first-out, so records never move (a
+// running handler may schedule without invalidating itself) and steady-state scheduling does not
 // allocate. The pending set is an EventQueue of 16-byte keys (time, seq, slot); see event_queue.hpp.
 // Records are prefetched when their keys enter the queue's near tier, tens of events before they run.
 // Cancellation is lazy: the record is marked dead at once and reclaimed when its key reaches the
 // front, or sooner when dead keys outnumber live ones (then the queue is compacted).
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "trnsim/sim/event_queue.hpp"
 #include "trnsim/sim/inline_handler.hpp"
+#include "trnsim/sim/slot_pool.hpp"
 #include "trnsim/sim/time.hpp"
 
 namespace trnsim::sim {
@@ -69,7 +68,7 @@ class Engine {
         rec.handler.emplace(std::forward<F>(handler));
       }
     } catch (...) {
-      free_.push_back(slot);
+      records_.release(slot);
       throw;
     }
     return enqueue(at, slot);
@@ -107,28 +106,19 @@ class Engine {
 
   // Contract: number of event records allocated (a diagnostic: it follows the peak of pending plus
   // not-yet-reclaimed cancelled events, never the total scheduled). O(1).
-  std::size_t record_capacity() const { return chunks_.size() * kChunkSize; }
+  std::size_t record_capacity() const { return records_.capacity(); }
 
  private:
   struct alignas(64) EventRecord {
     InlineHandler handler;
     std::uint64_t serial = 0;  // of the pending event held here; 0 when free, cancelled or running
   };
-  static constexpr std::uint32_t kChunkBits = 12;  // 4096 records (256 KiB) per chunk
-  static constexpr std::uint32_t kChunkSize = std::uint32_t{1} << kChunkBits;
+  static constexpr unsigned kChunkBits = 12;  // 4096 records (256 KiB) per chunk
   // Dead keys tolerated in the queue beyond the number of live ones before a compaction.
   static constexpr std::size_t kCompactionSlack = 1024;
 
-  EventRecord& record(std::uint32_t slot) {
-    return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)];
-  }
-  std::uint32_t acquire_slot() {
-    if (free_.empty()) grow();
-    const std::uint32_t slot = free_.back();
-    free_.pop_back();
-    return slot;
-  }
-  void grow();
+  EventRecord& record(std::uint32_t slot) { return records_[slot]; }
+  std::uint32_t acquire_slot() { return records_.acquire(); }
   EventId enqueue(Time at, std::uint32_t slot);
   void run_through(Time::Rep limit);
   void compact() noexcept;
@@ -141,8 +131,7 @@ class Engine {
   std::size_t live_ = 0;                              // pending, not cancelled
   bool running_ = false;                              // inside run()/run_until()
   EventQueue queue_;
-  std::vector<std::unique_ptr<EventRecord[]>> chunks_;  // records never move once allocated
-  std::vector<std::uint32_t> free_;                     // free slots, used last-in first-out
+  SlotPool<EventRecord, kChunkBits> records_;
 };
 
 }  // namespace trnsim::sim

@@ -20,7 +20,10 @@
 //   among their successors.
 // - DP gradient buckets (DpComm) depend on the backward task that completes their last gradient
 //   and are chained in launch order; the optimizer task depends on the last bucket.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,6 +99,34 @@ struct StepGraph {
   std::vector<std::vector<std::pair<std::int32_t, std::int32_t>>> replica_transfers;
   std::uint32_t calls = 0;                  // number of distinct collective calls (Task::call)
   std::vector<std::string> findings;        // layout findings (a TP group spanning instances)
+
+  // Contract: the index of `rank` in simulated_ranks, the slot of per-simulated-rank arrays.
+  // Throws InternalError for a rank that is not simulated. O(log simulated ranks), no allocation.
+  std::size_t rank_slot(std::int32_t rank) const;
+  bool simulates(std::int32_t rank) const {
+    return std::binary_search(simulated_ranks.begin(), simulated_ranks.end(), rank);
+  }
 };
+
+[[noreturn]] void throw_unsimulated_rank(std::int32_t rank);
+
+inline std::size_t StepGraph::rank_slot(std::int32_t rank) const {
+  const auto it = std::lower_bound(simulated_ranks.begin(), simulated_ranks.end(), rank);
+  if (it == simulated_ranks.end() || *it != rank) throw_unsimulated_rank(rank);
+  return static_cast<std::size_t>(it - simulated_ranks.begin());
+}
+
+// The member tasks of each collective call (all tasks with that Task::call), as CSR.
+struct CallMembers {
+  std::vector<std::uint32_t> begin;  // StepGraph::calls + 1 offsets into `tasks`
+  std::vector<TaskId> tasks;         // ascending id within a call
+  std::span<const TaskId> of(std::uint32_t call) const {
+    return {tasks.data() + begin[call], tasks.data() + begin[call + 1]};
+  }
+};
+
+// Contract: the members of every call. Throws InternalError for a collective task whose call is
+// not below StepGraph::calls. O(tasks).
+CallMembers call_members(const StepGraph& graph);
 
 }  // namespace trnsim::workload

@@ -1,0 +1,89 @@
+#pragma once
+// StepReport: the figures of one simulated step, derived from a StepRun. The writers
+// (report/writers/: text, JSON, CSV, HTML) print it and compute nothing of their own; nothing in
+// report/analysis/ includes them.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trnsim/cost/compute_model.hpp"
+#include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/report/analysis/breakdown.hpp"
+#include "trnsim/report/analysis/critical_path.hpp"
+#include "trnsim/report/analysis/link_utilisation.hpp"
+
+namespace trnsim::report {
+
+// A finding (rules in report/analysis/findings.hpp): what holds the step back, with this run's figures.
+struct Finding {
+  std::string rule;        // "out_of_memory", "tp_spans_instances", "pipeline_bubble", ...
+  std::string message;     // the evidence, with this run's figures
+  double seconds = 0;      // step time it costs; 0 where it blocks the run or another finding counts its time
+  std::string suggestion;  // the knob that moves it
+};
+
+struct StageMemoryReport {
+  workload::StageMemory memory;
+  double capacity = 0;  // bytes per rank
+  bool fits() const { return memory.total() <= capacity; }
+};
+
+struct StepReport {
+  // What ran.
+  std::string model;
+  double parameters = 0;
+  std::string instance;
+  std::string chip;  // the instance's chip name: the hardware family in validation tables
+  int instances = 0;
+  int chips = 0;
+  workload::Plan plan;
+  hw::AttentionKernel attention = hw::AttentionKernel::Flash;  // as resolved for the run
+  std::string network;  // the network model's name (net::to_string)
+  std::int64_t seq_len = 0, global_batch = 0;
+  double step_time_s = 0;
+  double sequences_per_s = 0;
+  double tokens_per_s = 0;
+  // MFU: model FLOPs per step (workload/flops.hpp: 6 x matmul parameters x tokens + attention)
+  // over step time x chips x the chip's published dense peak for the training dtype. HFU: the
+  // FLOPs the step executes (recompute included) over the same peak.
+  double model_flops = 0;
+  double hardware_flops = 0;
+  double peak_flops = 0;  // the whole cluster, FLOP/s
+  double mfu = 0;
+  double hfu = 0;
+  Breakdown breakdown;    // of the bottleneck rank; parts add up to step_time_s
+  std::int32_t bottleneck_stage = 0;
+  // Busy seconds of the bottleneck rank's engines and by op class (cost model), over the step.
+  std::array<double, cost::kEngineCount> engine_busy{};
+  std::array<double, cost::kOpClassCount> op_seconds{};
+  std::vector<StageMemoryReport> memory;  // per pipeline stage
+  // Compute seconds of each pipeline stage over the step (its busiest simulated rank).
+  std::vector<double> stage_compute_s;
+  // The bottleneck rank's kernels whose HBM time is their largest engine time, by op class:
+  // their kernel seconds, and the part of it beyond their next busiest engine (what a faster HBM
+  // would save). ideal_compute_s: the rank's tensor-engine FLOPs at its full-tile peak.
+  std::array<double, cost::kOpClassCount> hbm_bound_s{};
+  std::array<double, cost::kOpClassCount> hbm_excess_s{};
+  double ideal_compute_s = 0;
+  CriticalPath critical_path;
+  LinkUtilisation links;
+  std::vector<Finding> findings;          // ranked: out of memory first, then by seconds
+  std::vector<std::string> choices;       // how unset ("not published") fields were chosen
+  int ranks = 0;
+  int simulated_ranks = 0;
+  std::size_t tasks = 0;
+  std::uint64_t events = 0;
+  double build_seconds = 0, simulate_seconds = 0;
+};
+
+// Contract: figures from `run`; O(tasks log tasks).
+StepReport analyze(const replay::StepInput& input, const replay::StepRun& run);
+
+std::string_view engine_name(cost::Engine e);   // "tensor", "vector", "scalar", "hbm"
+std::string_view op_class_name(cost::OpClass c);  // "matmul", "attention", ...
+// Spellings of the experiment file: "gpipe", "1f1b", "1f1b-interleaved"; "none", "selective", "full".
+std::string_view schedule_name(workload::PipelineSchedule s);
+std::string_view recompute_name(workload::Recompute r);
+
+}  // namespace trnsim::report

@@ -1,0 +1,44 @@
+#pragma once
+// Predicted against measured step times (`trnsim validate`): one row per experiment file, error
+// statistics over all rows and per hardware family. Their text and CSV forms:
+// report/writers/validation_report.hpp.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "trnsim/report/analysis/step_report.hpp"
+
+namespace trnsim::report {
+
+struct ValidationRow {
+  std::string id;      // the experiment's id (the file name when it has none)
+  std::string file;
+  std::string family;  // the chip of the instance: "A100-SXM4-80GB", "Trainium"
+  double predicted_s = 0, measured_s = 0;
+  double mfu_predicted = 0;  // fraction of peak, as StepReport::mfu
+  double mfu_measured = 0;   // model FLOPs / (measured step time x cluster peak)
+  std::string finding;       // the first finding, else the largest breakdown part
+  // Signed relative error of the prediction: (predicted - measured) / measured.
+  double error() const { return (predicted_s - measured_s) / measured_s; }
+};
+
+// Contract: measured_s > 0. The row of one simulated step against its measurement.
+ValidationRow validation_row(const StepReport& report, std::string id, std::string file, double measured_s);
+
+struct ErrorStats {
+  std::string family;           // "" for all rows together
+  std::size_t files = 0;
+  double mean_abs_error = 0;    // mean of |error()|, a fraction
+  double worst_error = 0;       // the signed error of largest magnitude (first row on ties)
+  std::string worst_id;
+};
+
+struct ValidationSummary {
+  ErrorStats all;
+  std::vector<ErrorStats> families;  // ascending by family name
+};
+
+// Contract: statistics of `rows` (empty rows give zero counts). O(rows log families).
+ValidationSummary summarize(const std::vector<ValidationRow>& rows);
+
+}  // namespace trnsim::report

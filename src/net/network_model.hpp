@@ -1,0 +1,62 @@
+#pragma once
+// Net-internal: the interface every network model implements, and the context they share.
+// net::Network (include/trnsim/net/network.hpp) owns one context and one model, chosen by name
+// from the registry (include/trnsim/net/network_models.hpp, rows in network_models.cpp).
+#include "trnsim/net/analytic_cache.hpp"
+#include "trnsim/net/closed_form.hpp"
+#include "trnsim/net/collective.hpp"
+#include "trnsim/net/network.hpp"
+#include "trnsim/net/router.hpp"
+#include "trnsim/net/topology.hpp"
+#include "trnsim/sim/engine.hpp"
+#include "trnsim/sim/inline_handler.hpp"
+
+namespace trnsim::net {
+
+// What every model reads: the engine, the topology and its routes, the closed form. Built once
+// per Network; never moves (models keep a reference).
+struct NetworkContext {
+  NetworkContext(const hw::ClusterSpec& cluster, sim::Engine& sim_engine);
+  NetworkContext(const NetworkContext&) = delete;
+  NetworkContext& operator=(const NetworkContext&) = delete;
+
+  // The closed form's choice of algorithm for `c`, scheduled.
+  Schedule schedule(const Collective& c);
+  // The fixed part of a point-to-point transfer on route `r`: collective start-up, one step and
+  // the route's latency (the same expression in every model, so that they agree to the picosecond).
+  sim::Time transfer_fixed(const Route& r) const;
+
+  sim::Engine& engine;
+  Topology topology;
+  Router router;
+  ClosedForm closed_form;
+  CollectiveCache<sim::Time> expected;  // Network::expected(): closed-form times already computed
+};
+
+struct LinkTotals {
+  double bytes = 0;   // carried so far
+  double busy_s = 0;  // time with traffic on it
+};
+
+// Contract for implementations:
+//  - start() and start_transfer() begin at engine.now() and run `done` exactly once, from an
+//    engine event (never synchronously), when the call completes; they take `done` by rvalue so
+//    that forwarding it from the facade moves it once, into its final place.
+//  - No allocation per call in steady state (per distinct call, caches may grow).
+//  - Deterministic: the same calls at the same times give the same completions and figures.
+class NetworkModel {
+ public:
+  virtual ~NetworkModel() = default;
+  virtual void start(const Collective& c, sim::InlineHandler&& done) = 0;
+  virtual void start_transfer(int src_rank, int dst_rank, double bytes, sim::InlineHandler&& done) = 0;
+  // Link `l`'s traffic so far (report time). O(1).
+  virtual LinkTotals link_totals(LinkId l) const = 0;
+  virtual NetworkCounters counters() const = 0;
+
+ protected:
+  NetworkModel() = default;
+  NetworkModel(const NetworkModel&) = delete;
+  NetworkModel& operator=(const NetworkModel&) = delete;
+};
+
+}  // namespace trnsim::net

@@ -1,0 +1,124 @@
+// analyze: the figures of one StepRun (contract in step_report.hpp).
+#include <algorithm>
+
+#include "trnsim/report/analysis/findings.hpp"
+#include "trnsim/report/analysis/step_report.hpp"
+#include "trnsim/workload/flops.hpp"
+
+namespace trnsim::report {
+
+namespace {
+
+// Compute seconds per pipeline stage over the step: the busiest simulated rank of each stage.
+std::vector<double> stage_compute(const replay::StepRun& run) {
+  const auto& ranks = run.graph.simulated_ranks;
+  std::vector<double> per_rank(ranks.size(), 0);
+  std::vector<std::int32_t> rank_stage(ranks.size(), 0);
+  std::int32_t stages = 0;
+  for (std::size_t t = 0; t < run.graph.tasks.size(); ++t) {
+    const auto& task = run.graph.tasks[t];
+    const std::size_t slot = run.graph.rank_slot(task.rank);
+    rank_stage[slot] = task.stage;
+    stages = std::max(stages, task.stage + 1);
+    if (task.kind != workload::TaskKind::Compute) continue;
+    const auto& span = run.timeline.spans[t];
+    per_rank[slot] += (span.end - span.active).to_seconds();
+  }
+  std::vector<double> out(static_cast<std::size_t>(stages), 0);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    double& s = out[static_cast<std::size_t>(rank_stage[i])];
+    s = std::max(s, per_rank[i]);
+  }
+  return out;
+}
+
+// HBM-bound kernels of the bottleneck rank and its ideal compute time (StepReport fields). Each
+// Work is priced once and weighted by the number of the rank's tasks that run it; works with a
+// measured time (traces) have no kernel split and are left out.
+void hbm_bound_kernels(const replay::StepRun& run, const cost::ComputeModel& compute, StepReport& r) {
+  std::vector<std::int64_t> uses(run.graph.works.size(), 0);
+  for (const auto& task : run.graph.tasks) {
+    if (task.rank == r.breakdown.rank && task.kind == workload::TaskKind::Compute) ++uses[task.index];
+  }
+  const double peak = compute.tensor_peak_flops();
+  constexpr auto kHbm = static_cast<std::size_t>(cost::Engine::Hbm);
+  for (std::size_t w = 0; w < uses.size(); ++w) {
+    const workload::Work& work = run.graph.works[w];
+    if (uses[w] == 0 || work.measured_s >= 0) continue;
+    const auto n = static_cast<double>(uses[w]);
+    if (peak > 0) r.ideal_compute_s += n * run.work_costs[w].flops / peak;
+    for (const cost::Kernel& k : work.kernels) {
+      const cost::KernelCost c = compute.cost(k);
+      double others = 0;
+      for (std::size_t e = 0; e < c.engine.size(); ++e) {
+        if (e != kHbm) others = std::max(others, c.engine[e]);
+      }
+      if (c.engine[kHbm] <= others) continue;
+      const auto op = static_cast<std::size_t>(k.op);
+      r.hbm_bound_s[op] += n * c.seconds;
+      r.hbm_excess_s[op] += n * (c.engine[kHbm] - others);
+    }
+  }
+}
+
+}  // namespace
+
+StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
+  StepReport r;
+  r.model = input.model.name;
+  r.parameters = input.model.parameters();
+  r.instance = input.cluster.instance.name;
+  r.chip = input.cluster.instance.chip.name;
+  r.instances = input.cluster.instances;
+  r.chips = input.cluster.chips();
+  r.plan = run.plan;
+  r.attention = run.resolved.training.attention.value_or(hw::AttentionKernel::Flash);
+  r.network = net::to_string(input.network);
+  const auto& training = run.resolved.training;
+  r.seq_len = training.seq_len;
+  r.global_batch = training.global_batch;
+  r.step_time_s = run.timeline.step_time.to_seconds();
+  const double sequences = static_cast<double>(training.global_batch);
+  r.sequences_per_s = r.step_time_s > 0 ? sequences / r.step_time_s : 0;
+  r.tokens_per_s = r.sequences_per_s * static_cast<double>(training.seq_len);
+
+  r.model_flops = workload::model_flops_per_step(input.model, training);
+  r.hardware_flops = workload::hardware_flops_per_step(run.graph);
+  const hw::Dtype dtype = workload::matmul_dtype(training.precision);
+  r.peak_flops = input.cluster.instance.chip.peak.of(dtype) * input.cluster.chips();
+  if (r.step_time_s > 0 && r.peak_flops > 0) {
+    r.mfu = r.model_flops / (r.step_time_s * r.peak_flops);
+    r.hfu = r.hardware_flops / (r.step_time_s * r.peak_flops);
+  }
+
+  r.breakdown = step_breakdown(run.graph, run.timeline);
+  for (std::size_t t = 0; t < run.graph.tasks.size(); ++t) {
+    const auto& task = run.graph.tasks[t];
+    if (task.rank != r.breakdown.rank) continue;
+    r.bottleneck_stage = task.stage;
+    if (task.kind != workload::TaskKind::Compute) continue;
+    const cost::TaskCost& c = run.work_costs[task.index];
+    for (std::size_t e = 0; e < r.engine_busy.size(); ++e) r.engine_busy[e] += c.engine[e];
+    for (std::size_t o = 0; o < r.op_seconds.size(); ++o) r.op_seconds[o] += c.op[o];
+  }
+
+  for (const auto& stage : run.memory.stages) r.memory.push_back({stage, run.rank_memory_capacity});
+  r.stage_compute_s = stage_compute(run);
+  const cost::ComputeModel compute(input.cluster.instance.chip, input.cluster.instance.calibration, dtype,
+                                   run.physical_cores_per_rank);
+  hbm_bound_kernels(run, compute, r);
+  r.critical_path = critical_path(run.graph, run.timeline);
+  r.links = link_utilisation(run.links, r.step_time_s);
+  r.ranks = run.ranks;
+  r.simulated_ranks = static_cast<int>(run.graph.simulated_ranks.size());
+  r.tasks = run.graph.tasks.size();
+  r.events = run.timeline.events;
+  r.findings = find_bottlenecks(r, run.graph.findings);  // after ranks: the TP advice divides them
+  r.choices = run.resolved.choices;
+
+  r.build_seconds = run.build_seconds;
+  r.simulate_seconds = run.simulate_seconds;
+  return r;
+}
+
+}  // namespace trnsim::report

@@ -1,0 +1,73 @@
+// Validation rows and their statistics (contract in validation.hpp).
+#include "trnsim/report/analysis/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/core.h>
+
+namespace trnsim::report {
+namespace {
+
+// The largest part of the bottleneck rank's breakdown (the first on ties), with its share.
+std::string largest_part(const StepReport& r) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < r.breakdown.seconds.size(); ++i) {
+    if (r.breakdown.seconds[i] > r.breakdown.seconds[best]) best = i;
+  }
+  const double share = r.step_time_s > 0 ? 100 * r.breakdown.seconds[best] / r.step_time_s : 0.0;
+  return fmt::format("{} {:.1f} % of the step", part_name(static_cast<Part>(best)), share);
+}
+
+void add(ErrorStats& s, const ValidationRow& row) {
+  const double e = row.error();
+  // Running sum of |e| in mean_abs_error until summarize divides it.
+  s.mean_abs_error += std::abs(e);
+  if (s.files == 0 || std::abs(e) > std::abs(s.worst_error)) {
+    s.worst_error = e;
+    s.worst_id = row.id;
+  }
+  ++s.files;
+}
+
+void finish(ErrorStats& s) {
+  if (s.files > 0) s.mean_abs_error /= static_cast<double>(s.files);
+}
+
+}  // namespace
+
+ValidationRow validation_row(const StepReport& report, std::string id, std::string file, double measured_s) {
+  ValidationRow row;
+  row.id = std::move(id);
+  row.file = std::move(file);
+  row.family = report.chip;
+  row.predicted_s = report.step_time_s;
+  row.measured_s = measured_s;
+  row.mfu_predicted = report.mfu;
+  row.mfu_measured = measured_s > 0 && report.peak_flops > 0 ? report.model_flops / (measured_s * report.peak_flops)
+                                                              : 0.0;
+  row.finding = report.findings.empty()
+                    ? largest_part(report)
+                    : fmt::format("[{}] {}", report.findings.front().rule, report.findings.front().message);
+  return row;
+}
+
+ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
+  ValidationSummary s;
+  std::map<std::string, ErrorStats> families;  // ordered by name: deterministic output
+  for (const ValidationRow& row : rows) {
+    add(s.all, row);
+    ErrorStats& f = families[row.family];
+    f.family = row.family;
+    add(f, row);
+  }
+  finish(s.all);
+  for (auto& [name, stats] : families) {
+    finish(stats);
+    s.families.push_back(stats);
+  }
+  return s;
+}
+
+}  // namespace trnsim::report

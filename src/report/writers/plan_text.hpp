@@ -1,0 +1,19 @@
+#pragma once
+// The plan in one line, as the text and HTML reports print it:
+// "TP 8 PP 4 DP 2, micro-batch 1 x 64, 1f1b, SP on, ZeRO-1, recompute selective".
+#include <string>
+
+#include <fmt/core.h>
+
+#include "trnsim/report/analysis/step_report.hpp"
+
+namespace trnsim::report {
+
+inline std::string plan_text(const workload::Plan& p) {
+  return fmt::format("TP {} PP {} DP {}, micro-batch {} x {}, {}{}, SP {}, ZeRO-{}, recompute {}", p.tp, p.pp, p.dp,
+                     p.micro_batch, p.micro_batches, schedule_name(p.schedule),
+                     p.virtual_stages > 1 ? fmt::format(" (v={})", p.virtual_stages) : std::string(),
+                     p.sequence_parallel ? "on" : "off", p.zero, recompute_name(p.recompute));
+}
+
+}  // namespace trnsim::report

@@ -1,0 +1,31 @@
+#include "trnsim/workload/step_graph.hpp"
+
+#include <fmt/core.h>
+
+#include "trnsim/error.hpp"
+
+namespace trnsim::workload {
+
+void throw_unsimulated_rank(std::int32_t rank) {
+  throw InternalError(fmt::format("StepGraph: task on rank {} that is not simulated", rank));
+}
+
+CallMembers call_members(const StepGraph& graph) {
+  CallMembers m;
+  const std::size_t calls = graph.calls;
+  m.begin.assign(calls + 1, 0);
+  for (const Task& t : graph.tasks) {
+    if (t.kind != TaskKind::Collective) continue;
+    if (t.call >= calls) throw InternalError(fmt::format("StepGraph: call {} of {} calls", t.call, calls));
+    ++m.begin[t.call + 1];
+  }
+  for (std::size_t c = 0; c < calls; ++c) m.begin[c + 1] += m.begin[c];
+  m.tasks.resize(m.begin[calls]);
+  std::vector<std::uint32_t> fill(m.begin.begin(), m.begin.end() - 1);
+  for (TaskId t = 0; t < graph.tasks.size(); ++t) {
+    if (graph.tasks[t].kind == TaskKind::Collective) m.tasks[fill[graph.tasks[t].call]++] = t;
+  }
+  return m;
+}
+
+}  // namespace trnsim::workload
