@@ -19,7 +19,7 @@ constexpr double kInf = std::numeric_limits<double>::max();
 
 template <class E>
 json optional_name(const std::optional<E>& v) {
-  return v ? json(to_string(*v)) : json(nullptr);
+  return v ? json(trnsim::to_string(*v)) : json(nullptr);
 }
 template <class T>
 json optional_value(const std::optional<T>& v) {
@@ -43,16 +43,11 @@ workload::TrainingSpec parse_training(ObjectReader r) {
   t.seq_len = r.integer("seq_len", 1);
   t.global_batch = r.integer("global_batch", 1);
   t.micro_batch = r.optional_integer("micro_batch", 1, 1 << 20);
-  t.precision = static_cast<workload::Precision>(
-      r.optional_choice("dtype", names_of<workload::Precision>()).value_or(
-          static_cast<std::size_t>(workload::Precision::Bf16)));
-  t.optimizer = static_cast<workload::Optimizer>(
-      r.optional_choice("optimizer", names_of<workload::Optimizer>()).value_or(
-          static_cast<std::size_t>(workload::Optimizer::AdamW)));
+  t.precision = r.optional_choice<workload::Precision>("dtype").value_or(workload::Precision::Bf16);
+  t.optimizer = r.optional_choice<workload::Optimizer>("optimizer").value_or(workload::Optimizer::AdamW);
   // PyTorch DDP's default bucket, 25 MB (torch.nn.parallel.DistributedDataParallel bucket_cap_mb).
   t.gradient_bucket_bytes = r.number_or("gradient_bucket_MB", 25, 1e-6, kInf) * kMB;
-  if (const auto a = r.optional_choice("attention", names_of<hw::AttentionKernel>()))
-    t.attention = static_cast<hw::AttentionKernel>(*a);
+  t.attention = r.optional_choice<hw::AttentionKernel>("attention");
   r.finish();
   return t;
 }
@@ -70,11 +65,9 @@ workload::ParallelismSpec parse_parallelism(ObjectReader r) {
     if (*zero > 1) r.fail_at("zero", fmt::format("expected 0 or 1 (ZeRO-1), found {}", *zero));
     p.zero = static_cast<int>(*zero);
   }
-  if (const auto s = r.optional_choice("schedule", names_of<workload::PipelineSchedule>()))
-    p.schedule = static_cast<workload::PipelineSchedule>(*s);
+  p.schedule = r.optional_choice<workload::PipelineSchedule>("schedule");
   p.virtual_stages = r.optional_integer("virtual_stages", 1, kMaxDegree);
-  if (const auto rc = r.optional_choice("recompute", names_of<workload::Recompute>()))
-    p.recompute = static_cast<workload::Recompute>(*rc);
+  p.recompute = r.optional_choice<workload::Recompute>("recompute");
   p.rank_order = r.string_or("rank_order", p.rank_order);
   if (!is_rank_order(p.rank_order))
     r.fail_at("rank_order", fmt::format("expected tp, dp and pp once each, comma-separated, found \"{}\"",
@@ -116,8 +109,8 @@ json to_json(const workload::TrainingSpec& t) {
   return json{{"seq_len", t.seq_len},
               {"global_batch", t.global_batch},
               {"micro_batch", optional_value(t.micro_batch)},
-              {"dtype", to_string(t.precision)},
-              {"optimizer", to_string(t.optimizer)},
+              {"dtype", trnsim::to_string(t.precision)},
+              {"optimizer", trnsim::to_string(t.optimizer)},
               {"gradient_bucket_MB", t.gradient_bucket_bytes / kMB},
               {"attention", optional_name(t.attention)}};
 }

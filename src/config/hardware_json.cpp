@@ -1,7 +1,6 @@
 // hw specs -> JSON with units in the keys: the inverse of hardware_parse.cpp, used to fill the
 // defaults of the resolved experiment.
 #include "parse.hpp"
-#include "trnsim/config/enums.hpp"
 #include "trnsim/units.hpp"
 
 namespace trnsim::config::detail {
@@ -29,7 +28,7 @@ json chip_json(const hw::ChipSpec& c) {
             {"psum_MiB", k.psum_bytes / kMiB}};
   if (k.gpsimd.elements_per_cycle > 0) core["gpsimd"] = engine_json(k.gpsimd);
   return json{{"name", c.name},
-              {"family", to_string(c.family)},
+              {"family", trnsim::to_string(c.family)},
               {"physical_cores", c.physical_cores},
               {"logical_core_size", c.logical_core_size},
               {"core", core},
@@ -52,7 +51,7 @@ json chip_json(const hw::ChipSpec& c) {
 json to_json(const hw::InstanceSpec& i) {
   json j{{"chips", i.chips},
          {"chip", chip_json(i.chip)},
-         {"topology", to_string(i.topology)},
+         {"topology", trnsim::to_string(i.topology)},
          {"ultraserver_instances", i.ultraserver_instances},
          {"efa",
           {{"nics", i.nics},
@@ -74,7 +73,7 @@ json to_json(const hw::InstanceSpec& i) {
                           {"collective_startup_us", c.collective_startup_s / kMicro},
                           {"collective_step_us", c.collective_step_s / kMicro},
                           {"comm_compute_slowdown", c.comm_compute_slowdown},
-                          {"attention_kernel", to_string(c.attention_kernel)}};
+                          {"attention_kernel", trnsim::to_string(c.attention_kernel)}};
   return j;
 }
 

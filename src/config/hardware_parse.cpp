@@ -5,7 +5,6 @@
 #include <fmt/core.h>
 
 #include "parse.hpp"
-#include "trnsim/config/enums.hpp"
 #include "trnsim/units.hpp"
 
 namespace trnsim::config::detail {
@@ -58,7 +57,7 @@ hw::ChipSpec parse_chip(ObjectReader r) {
   r.documentation();
   hw::ChipSpec c;
   c.name = r.string("name");
-  c.family = static_cast<hw::Family>(r.choice("family", names_of<hw::Family>()));
+  c.family = r.choice<hw::Family>("family");
   c.physical_cores = static_cast<int>(r.integer("physical_cores", 1, 1024));
   c.logical_core_size = static_cast<int>(r.integer_or("logical_core_size", 1, 1));
   if (c.physical_cores % c.logical_core_size != 0)
@@ -98,7 +97,7 @@ hw::Calibration parse_calibration(ObjectReader r) {
   c.collective_startup_s = r.number("collective_startup_us", 0, kInf) * kMicro;
   c.collective_step_s = r.number("collective_step_us", 0, kInf) * kMicro;
   c.comm_compute_slowdown = r.number("comm_compute_slowdown", 1, kInf);
-  c.attention_kernel = static_cast<hw::AttentionKernel>(r.choice("attention_kernel", names_of<hw::AttentionKernel>()));
+  c.attention_kernel = r.choice<hw::AttentionKernel>("attention_kernel");
   c.source = r.source();
   r.finish();
   return c;
@@ -112,7 +111,7 @@ hw::InstanceSpec read_instance_fields(ObjectReader& r) {
   inst.source = r.source();
   inst.chips = static_cast<int>(r.integer("chips", 1, 1024));
   inst.chip = parse_chip(r.object("chip"));
-  inst.topology = static_cast<hw::IntraTopology>(r.choice("topology", names_of<hw::IntraTopology>()));
+  inst.topology = r.choice<hw::IntraTopology>("topology");
   switch (inst.topology) {
     case hw::IntraTopology::Single:
       if (inst.chips != 1) r.fail_at("topology", fmt::format("\"single\" needs chips = 1, found {}", inst.chips));

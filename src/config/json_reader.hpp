@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trnsim/enum_names.hpp"
+
 namespace trnsim::config::detail {
 
 using nlohmann::json;
@@ -58,6 +60,16 @@ class ObjectReader {
   std::size_t choice(std::string_view key, const std::vector<std::string_view>& names);
   std::optional<std::size_t> optional_choice(std::string_view key,
                                              const std::vector<std::string_view>& names);
+  // The same by an enum's spellings (trnsim/enum_names.hpp).
+  template <NamedEnum E>
+  E choice(std::string_view key) {
+    return enum_table(E{})[choice(key, enum_names<E>())].value;
+  }
+  template <NamedEnum E>
+  std::optional<E> optional_choice(std::string_view key) {
+    const auto i = optional_choice(key, enum_names<E>());
+    return i ? std::optional<E>(enum_table(E{})[*i].value) : std::nullopt;
+  }
 
   ObjectReader object(std::string_view key);
   std::optional<ObjectReader> optional_object(std::string_view key);

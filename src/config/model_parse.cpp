@@ -2,7 +2,6 @@
 #include <fmt/core.h>
 
 #include "parse.hpp"
-#include "trnsim/config/enums.hpp"
 
 namespace trnsim::config::detail {
 
@@ -12,16 +11,15 @@ workload::ModelSpec parse_model(const json& value, const std::string& file, cons
   workload::ModelSpec m;
   m.name = r.string("name");
   m.source = r.source();
-  m.arch = static_cast<workload::ModelArch>(
-      r.optional_choice("arch", names_of<workload::ModelArch>()).value_or(0));
+  m.arch = r.optional_choice<workload::ModelArch>("arch").value_or(workload::ModelArch::Decoder);
   m.layers = r.integer("layers", 1);
   m.hidden = r.integer("hidden", 1);
   m.heads = r.integer("heads", 1);
   m.kv_heads = r.integer_or("kv_heads", m.heads, 1);  // absent: no grouped-query attention
   m.ffn_hidden = r.integer("ffn_hidden", 1);
   m.vocab = r.integer("vocab", 1);
-  m.mlp = static_cast<workload::MlpKind>(r.choice("mlp", names_of<workload::MlpKind>()));
-  m.norm = static_cast<workload::NormKind>(r.choice("norm", names_of<workload::NormKind>()));
+  m.mlp = r.choice<workload::MlpKind>("mlp");
+  m.norm = r.choice<workload::NormKind>("norm");
   m.learned_positions = r.boolean_or("learned_positions", false);
   m.tied_embeddings = r.boolean_or("tied_embeddings", false);
   m.max_positions = r.integer_or("max_positions", 0, 0);
@@ -47,15 +45,15 @@ workload::ModelSpec parse_model(const json& value, const std::string& file, cons
 
 json to_json(const workload::ModelSpec& m) {
   return json{{"name", m.name},
-              {"arch", to_string(m.arch)},
+              {"arch", trnsim::to_string(m.arch)},
               {"layers", m.layers},
               {"hidden", m.hidden},
               {"heads", m.heads},
               {"kv_heads", m.kv_heads},
               {"ffn_hidden", m.ffn_hidden},
               {"vocab", m.vocab},
-              {"mlp", to_string(m.mlp)},
-              {"norm", to_string(m.norm)},
+              {"mlp", trnsim::to_string(m.mlp)},
+              {"norm", trnsim::to_string(m.norm)},
               {"learned_positions", m.learned_positions},
               {"tied_embeddings", m.tied_embeddings},
               {"max_positions", m.max_positions},

@@ -32,23 +32,8 @@ std::string_view op_class_name(cost::OpClass c) {
   return "?";
 }
 
-std::string_view schedule_name(workload::PipelineSchedule s) {
-  switch (s) {
-    case workload::PipelineSchedule::GPipe: return "gpipe";
-    case workload::PipelineSchedule::OneFOneB: return "1f1b";
-    case workload::PipelineSchedule::Interleaved: return "1f1b-interleaved";
-  }
-  return "?";
-}
-
-std::string_view recompute_name(workload::Recompute r) {
-  switch (r) {
-    case workload::Recompute::None: return "none";
-    case workload::Recompute::Selective: return "selective";
-    case workload::Recompute::Full: return "full";
-  }
-  return "?";
-}
+std::string_view schedule_name(workload::PipelineSchedule s) { return trnsim::to_string(s); }
+std::string_view recompute_name(workload::Recompute r) { return trnsim::to_string(r); }
 
 namespace {
 

@@ -1,13 +1,12 @@
 #pragma once
-// The spellings of every enumerated configuration value, in one place: parse_* returns empty for
-// an unknown spelling, to_string gives the canonical one (the spelling the resolved JSON uses).
+// The spellings of the network model (config::NetworkModelKind). Every other enumerated value is
+// spelled by one table beside its enum (trnsim/enum_names.hpp: to_string, parse_enum,
+// enum_names).
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "trnsim/config/experiment.hpp"
-#include "trnsim/hw/specs.hpp"
-#include "trnsim/workload/specs.hpp"
 
 namespace trnsim::config {
 
@@ -15,50 +14,17 @@ namespace trnsim::config {
 template <class E>
 const std::vector<std::string_view>& names_of();
 template <>
-const std::vector<std::string_view>& names_of<hw::Family>();
-template <>
-const std::vector<std::string_view>& names_of<hw::Dtype>();
-template <>
-const std::vector<std::string_view>& names_of<hw::IntraTopology>();
-template <>
-const std::vector<std::string_view>& names_of<workload::MlpKind>();
-template <>
-const std::vector<std::string_view>& names_of<workload::NormKind>();
-template <>
-const std::vector<std::string_view>& names_of<workload::ModelArch>();
-template <>
-const std::vector<std::string_view>& names_of<workload::Precision>();
-template <>
-const std::vector<std::string_view>& names_of<workload::Optimizer>();
-template <>
-const std::vector<std::string_view>& names_of<workload::PipelineSchedule>();
-template <>
-const std::vector<std::string_view>& names_of<workload::Recompute>();
-template <>
-const std::vector<std::string_view>& names_of<hw::AttentionKernel>();
-template <>
 const std::vector<std::string_view>& names_of<NetworkModelKind>();
 
-template <class E>
-std::optional<E> parse_enum(std::string_view text) {
-  const auto& names = names_of<E>();
+inline std::optional<NetworkModelKind> parse_network_model(std::string_view text) {
+  const auto& names = names_of<NetworkModelKind>();
   for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == text) return static_cast<E>(i);
+    if (names[i] == text) return static_cast<NetworkModelKind>(i);
   return std::nullopt;
 }
 
-template <class E>
-std::string_view to_string(E value) {
-  return names_of<E>().at(static_cast<std::size_t>(value));
-}
-
-// Named shorthands for the enums other commands parse from the command line.
-inline std::optional<hw::Dtype> parse_dtype(std::string_view t) { return parse_enum<hw::Dtype>(t); }
-inline std::optional<workload::Precision> parse_precision(std::string_view t) {
-  return parse_enum<workload::Precision>(t);
-}
-inline std::optional<NetworkModelKind> parse_network_model(std::string_view t) {
-  return parse_enum<NetworkModelKind>(t);
+inline std::string_view to_string(NetworkModelKind value) {
+  return names_of<NetworkModelKind>().at(static_cast<std::size_t>(value));
 }
 
 }  // namespace trnsim::config

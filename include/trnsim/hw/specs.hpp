@@ -1,16 +1,28 @@
 #pragma once
 // Hardware specifications as plain structs, in SI units (bytes, bytes/s, seconds, FLOP/s, Hz).
 // Filled by the config layer from configs/hardware/*.json (whose keys carry their units); every
-// other layer reads them. No behaviour here beyond derived figures.
+// other layer reads them. No behaviour here beyond derived figures. Each enum's spellings
+// (trnsim/enum_names.hpp) follow it; each struct's configuration keys, units and ranges are one
+// table in the config layer (src/config/hardware_fields.cpp).
+#include <array>
 #include <cstdint>
 #include <string>
+
+#include "trnsim/enum_names.hpp"
 
 namespace trnsim::hw {
 
 enum class Family : std::uint8_t { Trainium, Gpu };
+constexpr auto enum_table(Family) {
+  return std::array{EnumName{Family::Trainium, "trainium"}, EnumName{Family::Gpu, "gpu"}};
+}
 
 // Numeric formats the tensor engine (or tensor cores) can run.
 enum class Dtype : std::uint8_t { Fp32, Tf32, Bf16, Fp16, Fp8 };
+constexpr auto enum_table(Dtype) {
+  return std::array{EnumName{Dtype::Fp32, "fp32"}, EnumName{Dtype::Tf32, "tf32"}, EnumName{Dtype::Bf16, "bf16"},
+                    EnumName{Dtype::Fp16, "fp16"}, EnumName{Dtype::Fp8, "fp8"}};
+}
 
 // Peak dense FLOP/s of one *chip* per format (GPU: one GPU).
 struct PeakFlops {
@@ -42,6 +54,9 @@ struct CoreSpec {
 // How the training stack computes the attention core: flash-style (scores stay on chip) or
 // materialized (the s x s scores and probabilities go through HBM between kernels).
 enum class AttentionKernel : std::uint8_t { Flash, Materialized };
+constexpr auto enum_table(AttentionKernel) {
+  return std::array{EnumName{AttentionKernel::Flash, "flash"}, EnumName{AttentionKernel::Materialized, "materialized"}};
+}
 
 // Calibration constants: sustained fractions of peak and fixed costs. They live in the hardware
 // file with their provenance and apply to every run on that hardware alike.
@@ -86,6 +101,10 @@ enum class IntraTopology : std::uint8_t {
   NvSwitch,     // GPUs behind NVSwitch
   Switched,     // trn3: NeuronSwitch fabric
 };
+constexpr auto enum_table(IntraTopology) {
+  return std::array{EnumName{IntraTopology::Single, "single"}, EnumName{IntraTopology::Torus2D, "torus2d"},
+                    EnumName{IntraTopology::NvSwitch, "nvswitch"}, EnumName{IntraTopology::Switched, "switched"}};
+}
 
 struct LinkSpec {
   double bandwidth = 0;  // bytes/s, one direction
