@@ -26,15 +26,6 @@ json optional_value(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-// "tp,dp,pp" in any order, each once.
-bool is_rank_order(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
-  std::sort(parts.begin(), parts.end());
-  return parts == std::vector<std::string>{"dp", "pp", "tp"};
-}
-
 }  // namespace
 
 workload::TrainingSpec parse_training(ObjectReader r) {
@@ -68,10 +59,7 @@ workload::ParallelismSpec parse_parallelism(ObjectReader r) {
   p.schedule = r.optional_choice<workload::PipelineSchedule>("schedule");
   p.virtual_stages = r.optional_integer("virtual_stages", 1, kMaxDegree);
   p.recompute = r.optional_choice<workload::Recompute>("recompute");
-  p.rank_order = r.string_or("rank_order", p.rank_order);
-  if (!is_rank_order(p.rank_order))
-    r.fail_at("rank_order", fmt::format("expected tp, dp and pp once each, comma-separated, found \"{}\"",
-                                        p.rank_order));
+  p.rank_order = r.string_or("rank_order", p.rank_order);  // checked with the plan (workload::check_plan)
   r.finish();
   return p;
 }

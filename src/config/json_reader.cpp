@@ -15,6 +15,14 @@ void fail(const std::string& file, const std::string& path, const std::string& w
                                path.empty() ? "/" : path, what));
 }
 
+void in_file(const std::string& file, const std::function<void()>& check) {
+  try {
+    check();
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", file.empty() ? "<memory>" : file, e.what()));
+  }
+}
+
 std::string describe(const json& value) {
   switch (value.type()) {
     case json::value_t::object: return "an object";

@@ -3,6 +3,7 @@
 // names the file, the JSON path (RFC 6901 pointer), what was expected and what was found.
 // Contract: every accessor marks its key as known; finish() then rejects any other key.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,10 @@ using nlohmann::json;
 
 // Throws InputError "FILE: PATH: WHAT" (PATH "/" for the document root).
 [[noreturn]] void fail(const std::string& file, const std::string& path, const std::string& what);
+
+// Runs `check`, a validator of a lower layer whose InputError names the JSON path, and rethrows
+// its error with the file name in front: "FILE: PATH: WHAT".
+void in_file(const std::string& file, const std::function<void()>& check);
 
 // A short rendering of a found value for messages: 12, "eight", null, an object, an array.
 std::string describe(const json& value);

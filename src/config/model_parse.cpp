@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "parse.hpp"
+#include "trnsim/workload/plan.hpp"
 
 namespace trnsim::config::detail {
 
@@ -27,19 +28,7 @@ workload::ModelSpec parse_model(const json& value, const std::string& file, cons
   m.experts = r.integer_or("experts", 0, 0);
   m.experts_per_token = r.integer_or("experts_per_token", 0, 0);
   r.finish();
-
-  if (m.hidden % m.heads != 0)
-    r.fail_at("heads", fmt::format("{} does not divide hidden ({})", m.heads, m.hidden));
-  if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
-    r.fail_at("kv_heads", fmt::format("{} does not divide heads ({})", m.kv_heads, m.heads));
-  if (m.experts == 0 && m.experts_per_token != 0)
-    r.fail_at("experts_per_token", fmt::format("a dense model (experts 0) routes to no experts, found {}",
-                                               m.experts_per_token));
-  if (m.experts > 0 && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
-    r.fail_at("experts_per_token", fmt::format("expected an integer in [1, {}] (experts), found {}",
-                                               m.experts, m.experts_per_token));
-  if (m.max_positions > 0 && !m.learned_positions)
-    r.fail_at("max_positions", "a position table size needs learned_positions: true");
+  in_file(file, [&] { workload::check_model(m, path); });
   return m;
 }
 
