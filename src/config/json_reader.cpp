@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "trnsim/error.hpp"
 
@@ -47,15 +47,6 @@ std::string child_path(const std::string& path, std::string_view key) {
 }
 
 namespace {
-
-std::string join(const std::vector<std::string_view>& names, std::string_view sep) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i != 0) out += sep;
-    out += names[i];
-  }
-  return out;
-}
 
 std::string bound_text(double min, double max) {
   const bool has_min = min > -std::numeric_limits<double>::max();
@@ -172,7 +163,7 @@ std::optional<bool> ObjectReader::optional_boolean(std::string_view key) {
 }
 
 std::size_t ObjectReader::choice(std::string_view key, const std::vector<std::string_view>& names) {
-  const std::string expected = "one of " + join(names, ", ");
+  const std::string expected = fmt::format("one of {}", fmt::join(names, ", "));
   const json& v = require(key, expected);
   if (v.is_string()) {
     const auto text = v.get<std::string>();
@@ -218,15 +209,12 @@ void ObjectReader::documentation() {
 
 std::string ObjectReader::source() const {
   if (const json* s = find("source"); s != nullptr && s->is_string()) return s->get<std::string>();
-  std::string out;
+  std::vector<std::string> entries;
   if (const json* sources = find("sources"); sources != nullptr && sources->is_object()) {
-    for (const auto& [k, v] : sources->items()) {
-      if (!v.is_string()) continue;
-      if (!out.empty()) out += "; ";
-      out += k + ": " + v.get<std::string>();
-    }
+    for (const auto& [k, v] : sources->items())
+      if (v.is_string()) entries.push_back(k + ": " + v.get<std::string>());
   }
-  return out;
+  return fmt::format("{}", fmt::join(entries, "; "));
 }
 
 void ObjectReader::finish() const {
@@ -234,7 +222,7 @@ void ObjectReader::finish() const {
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     std::vector<std::string_view> names(known_.begin(), known_.end());
     std::sort(names.begin(), names.end());
-    fail(file_, path_of(key), "unknown key (expected one of: " + join(names, ", ") + ")");
+    fail(file_, path_of(key), fmt::format("unknown key (expected one of: {})", fmt::join(names, ", ")));
   }
 }
 

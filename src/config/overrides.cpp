@@ -1,7 +1,7 @@
 // --set PATH=VALUE: a dotted path into the resolved experiment and a JSON (or string) value.
 #include <sstream>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "json_reader.hpp"
 #include "resolve.hpp"
@@ -53,10 +53,10 @@ void apply_override(json& document, const Override& o, const std::string& file) 
       return;
     }
     if (it == node->end()) {
-      std::string keys;
-      for (const auto& [k, v] : node->items()) keys += (keys.empty() ? "" : ", ") + k;
+      std::vector<std::string> keys;
+      for (const auto& [k, v] : node->items()) keys.push_back(k);
       throw InputError(fmt::format("{}: --set {}: {} does not exist (keys of {}: {})", file, o.text, here,
-                                   path.empty() ? "/" : path, keys));
+                                   path.empty() ? "/" : path, fmt::join(keys, ", ")));
     }
     if (last) *it = o.value;
     node = &*it;
