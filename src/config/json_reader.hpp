@@ -30,6 +30,12 @@ std::string describe(const json& value);
 // Appends one key to a JSON pointer, escaping '~' and '/'.
 std::string child_path(const std::string& path, std::string_view key);
 
+// The physical range of a numeric field, in its key's unit.
+struct Range {
+  double min = 0, max = 0;
+  std::string_view zero_means = {};  // not empty: 0 is accepted too and means this ("not published")
+};
+
 class ObjectReader {
  public:
   // Throws unless `value` is an object.
@@ -42,38 +48,26 @@ class ObjectReader {
   bool present(std::string_view key) const;             // present, possibly null
   [[noreturn]] void fail_at(std::string_view key, const std::string& what) const;
 
-  // Integers: whole JSON numbers in [min, max]. Required ones fail when absent or null. The
-  // default max keeps every count within int (spec fields are int) and products of a few
-  // counts within int64.
+  // Integers: whole JSON numbers in [min, max]; absent or null is an error. The default max keeps
+  // every count within int (spec fields are int) and products of a few counts within int64.
   static constexpr std::int64_t kMaxCount = 2147483647;
   std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max = kMaxCount);
-  std::int64_t integer_or(std::string_view key, std::int64_t fallback, std::int64_t min,
-                          std::int64_t max = kMaxCount);
-  std::optional<std::int64_t> optional_integer(std::string_view key, std::int64_t min,
-                                               std::int64_t max = kMaxCount);
 
-  // Numbers: any JSON number in [min, max].
-  double number(std::string_view key, double min, double max);
-  double number_or(std::string_view key, double fallback, double min, double max);
+  // A number in `range` (or 0 when the range gives 0 a meaning); the message names the range.
+  double number(std::string_view key, const Range& range);
 
   std::string string(std::string_view key);
   std::string string_or(std::string_view key, std::string fallback);
-  bool boolean_or(std::string_view key, bool fallback);
-  std::optional<bool> optional_boolean(std::string_view key);
+  bool boolean(std::string_view key);
 
   // One of the `names`; returns its index.
   std::size_t choice(std::string_view key, const std::vector<std::string_view>& names);
   std::optional<std::size_t> optional_choice(std::string_view key,
                                              const std::vector<std::string_view>& names);
-  // The same by an enum's spellings (trnsim/enum_names.hpp).
+  // One of an enum's spellings (trnsim/enum_names.hpp).
   template <NamedEnum E>
   E choice(std::string_view key) {
     return enum_table(E{})[choice(key, enum_names<E>())].value;
-  }
-  template <NamedEnum E>
-  std::optional<E> optional_choice(std::string_view key) {
-    const auto i = optional_choice(key, enum_names<E>());
-    return i ? std::optional<E>(enum_table(E{})[*i].value) : std::nullopt;
   }
 
   ObjectReader object(std::string_view key);

@@ -25,12 +25,14 @@ constexpr auto enum_table(Dtype) {
 }
 
 // Peak dense FLOP/s of one *chip* per format (GPU: one GPU).
+// Configuration keys: kPeakFields in src/config/hardware_fields.cpp.
 struct PeakFlops {
   double fp32 = 0, tf32 = 0, bf16 = 0, fp16 = 0, fp8 = 0;
   double of(Dtype d) const;
 };
 
 // One engine of a NeuronCore that streams elements (vector, scalar, gpsimd); GPU: CUDA cores.
+// Configuration keys: kStreamEngineFields in src/config/hardware_fields.cpp.
 struct StreamEngine {
   double elements_per_cycle = 0;
   double clock_hz = 0;
@@ -38,6 +40,7 @@ struct StreamEngine {
 };
 
 // One physical NeuronCore (GPU: one GPU's SMs taken together).
+// Configuration keys: kCoreFields in src/config/hardware_fields.cpp.
 struct CoreSpec {
   std::string name;            // "NeuronCore-v2", "A100 SMs"
   int pe_rows = 128;           // tensor engine systolic array (contraction dimension)
@@ -60,6 +63,7 @@ constexpr auto enum_table(AttentionKernel) {
 
 // Calibration constants: sustained fractions of peak and fixed costs. They live in the hardware
 // file with their provenance and apply to every run on that hardware alike.
+// Configuration keys: kCalibrationFields in src/config/hardware_fields.cpp.
 struct Calibration {
   double matmul_efficiency = 1.0;   // sustained fraction of tensor-engine peak on full tiles
   double vector_efficiency = 1.0;   // sustained fraction of vector/scalar element rates
@@ -76,6 +80,7 @@ struct Calibration {
   std::string source;
 };
 
+// Configuration keys: kChipFields in src/config/hardware_fields.cpp.
 struct ChipSpec {
   std::string name;                 // "Trainium", "Trainium2", "A100-SXM4-80GB"
   Family family = Family::Trainium;
@@ -106,11 +111,13 @@ constexpr auto enum_table(IntraTopology) {
                     EnumName{IntraTopology::NvSwitch, "nvswitch"}, EnumName{IntraTopology::Switched, "switched"}};
 }
 
+// Configuration keys: kLinkFields in src/config/hardware_fields.cpp.
 struct LinkSpec {
   double bandwidth = 0;  // bytes/s, one direction
   double latency = 0;    // seconds per hop
 };
 
+// Configuration keys: kInstanceFields (with kEfaFields for "efa") in src/config/hardware_fields.cpp.
 struct InstanceSpec {
   std::string name;                  // preset name, "trn1.32xlarge"
   int chips = 1;                     // chips (GPUs) per instance
@@ -139,6 +146,7 @@ struct InstanceSpec {
 };
 
 // The fabric between instances: a rail-optimised two-level Clos (leaf per rail, spine).
+// Configuration keys: kFabricFields in src/config/hardware_fields.cpp.
 struct FabricSpec {
   double oversubscription = 1.0;   // leaf uplink : downlink bandwidth ratio 1:x (x >= 1)
   double switch_latency = 0;       // seconds per switch traversal
@@ -146,6 +154,7 @@ struct FabricSpec {
   int spines = 8;                  // spine switches: the ECMP width between any two leaves
 };
 
+// Configuration keys: parse_cluster in src/config/load_experiment.cpp (instance keys, count or devices, fabric).
 struct ClusterSpec {
   InstanceSpec instance;
   int instances = 1;

@@ -27,6 +27,7 @@ constexpr auto enum_table(ModelArch) {
   return std::array{EnumName{ModelArch::Decoder, "decoder"}, EnumName{ModelArch::Encoder, "encoder"}};
 }
 
+// Configuration keys: kModelFields in src/config/workload_fields.cpp.
 struct ModelSpec {
   std::string name;
   ModelArch arch = ModelArch::Decoder;
@@ -72,6 +73,7 @@ constexpr auto enum_table(Optimizer) {
                     EnumName{Optimizer::Sgd, "sgd"}};
 }
 
+// Configuration keys: kTrainingFields in src/config/workload_fields.cpp.
 struct TrainingSpec {
   std::int64_t seq_len = 0;
   std::int64_t global_batch = 0;             // sequences per optimizer step
@@ -93,6 +95,7 @@ constexpr auto enum_table(Recompute) {
                     EnumName{Recompute::Full, "full"}};
 }
 
+// Configuration keys: kParallelismFields in src/config/workload_fields.cpp.
 struct ParallelismSpec {
   std::int64_t tp = 1;
   std::int64_t pp = 1;
