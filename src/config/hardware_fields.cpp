@@ -185,6 +185,8 @@ constexpr Field<FabricSpec> kFabricFields[] = {
     number<&FabricSpec::switch_latency>("switch_latency_us", kMicro, kLatencyUs, "per switch traversal")
         .or_default(0),
     integer<&FabricSpec::leaf_radix>("leaf_radix", {2, 65536}, "downlinks per leaf switch").or_default(64),
+    integer<&FabricSpec::spines>("spines", {1, 65536}, "spine switches: the ECMP width between two leaves")
+        .or_default(8),
 };
 
 }  // namespace

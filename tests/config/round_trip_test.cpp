@@ -34,3 +34,18 @@ TEST_CASE("round trip: an override survives the round trip and changes only its 
   CHECK(set.resolved == expected);
   CHECK(config::parse_experiment(set.resolved, "resolved.json").resolved == set.resolved);
 }
+
+TEST_CASE("round trip: the fabric's spines are read, defaulted and written like every fabric field") {
+  // FabricSpec::spines was in the struct but in neither the parser nor the writer: --set could not
+  // reach it and the resolved experiment did not show it.
+  const auto base = config::parse_experiment(test::small_experiment(), "mem.json");
+  CHECK(base.cluster.fabric.spines == 8);
+  CHECK(base.resolved["cluster"]["fabric"]["spines"] == 8);
+  const auto set = config::parse_experiment(test::small_experiment(), "mem.json", {"cluster.fabric.spines=2"});
+  CHECK(set.cluster.fabric.spines == 2);
+  CHECK(set.resolved["cluster"]["fabric"]["spines"] == 2);
+  auto doc = test::small_experiment();
+  doc["cluster"]["fabric"] = {{"spines", 0}};
+  CHECK(test::input_error([&] { config::parse_experiment(doc, "mem.json"); }) ==
+        "mem.json: /cluster/fabric/spines: expected an integer in [1, 65536], found 0");
+}
