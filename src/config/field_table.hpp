@@ -15,7 +15,8 @@
 // integers (whole numbers in the range), bool, std::string, an enum with a table
 // (trnsim/enum_names.hpp), std::optional of those (null = not set), or a struct with its own
 // table (object<>). Rows run in order, so a row may depend on the ones above it (`only_if`,
-// `required_if`, `check`).
+// `required_if`, `check`). A derived row (derived<>) is a figure that follows from others: it is
+// written under the object's "derived" key for users to see and is never an input.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -23,7 +24,9 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "json_reader.hpp"
@@ -40,6 +43,7 @@ enum class Need : std::uint8_t {
 
 template <class S>
 struct Field {
+  using Owner = S;
   using Read = void (*)(const Field&, ObjectReader&, S&);
   using Write = void (*)(const Field&, const S&, json&);
   using Test = bool (*)(const S&);
@@ -52,6 +56,8 @@ struct Field {
   Need need = Need::Required;
   double fallback = 0;           // Need::Default of a number, integer, bool or enum (its index)
   std::string_view text_fallback = {};  // Need::Default of a string
+  std::string_view derived_from = {};   // derived rows: the JSON path it follows from, relative to
+                                        // the object ("../peak/bf16_tflops")
   double (*fallback_of)(const S&) = nullptr;  // Need::Default computed from the rows above (SI)
   Test applies = nullptr;        // the key exists only when this holds (otherwise it is unknown)
   Test required = nullptr;       // Need::Optional: required when this holds
@@ -263,6 +269,30 @@ void write_group(const Field<S>& f, const S& s, json& out) {
   out[std::string(f.key)] = write_fields<S>(s, Table);
 }
 
+// "../a/b" relative to the object at `path`: each "../" steps up one key.
+inline std::string resolve_path(std::string path, std::string_view relative) {
+  while (relative.substr(0, 3) == "../") {
+    path = path.substr(0, path.rfind('/'));
+    relative.remove_prefix(3);
+  }
+  return path + "/" + std::string(relative);
+}
+
+template <class S>
+void read_derived(const Field<S>& f, ObjectReader& r, S&) {
+  (void)r.raw("derived");  // output only; check_derived compares it with what the rule derived
+  if (r.present(f.key))
+    r.fail_at(f.key, fmt::format("derived from {} ({}), not an input: set that instead",
+                                 resolve_path(r.path(), f.derived_from), f.doc));
+}
+
+template <auto... Ms>
+void write_derived(const Field<typename MemberPath<Ms...>::owner>& f, const typename MemberPath<Ms...>::owner& s,
+                   json& out) {
+  const double v = MemberPath<Ms...>::get(s);
+  if (v != 0) out["derived"][std::string(f.key)] = v / f.unit;
+}
+
 template <class S>
 void read_documentation(const Field<S>&, ObjectReader& r, S&) {
   r.documentation();
@@ -327,6 +357,44 @@ constexpr Field<S> documentation() {
 template <auto M>
 constexpr Field<field_impl::owner_t<M>> source() {
   return {.read = &field_impl::read_source<M>};
+}
+
+// A figure derived from `from` (a JSON path relative to this object) by a rule of the table that
+// holds this struct, `doc` saying how; written under "derived" when not 0, rejected as input.
+template <auto... Ms>
+constexpr FieldOf<Ms...> derived(std::string_view key, double unit, std::string_view from, std::string_view doc) {
+  static_assert(std::is_same_v<ValueOf<Ms...>, double>);
+  return {.key = key, .doc = doc, .unit = unit, .need = Need::Optional, .derived_from = from,
+          .read = &field_impl::read_derived<typename FieldOf<Ms...>::Owner>, .write = &field_impl::write_derived<Ms...>};
+}
+
+// After a rule derived the fields of `s`: the "derived" object of `r` (the object `s` was read
+// from), when the input has one (a --dry-run output read again), must hold exactly what the rule
+// derived; it is output only.
+template <class S>
+void check_derived(ObjectReader r, const S& s, std::span<const Field<S>> table) {
+  const json* given = r.raw("derived");
+  if (given == nullptr) return;
+  if (!given->is_object()) r.fail_at("derived", "expected an object, found " + describe(*given));
+  const json written = write_fields<S>(s, table);
+  const json expected = written.contains("derived") ? written["derived"] : json::object();
+  const std::string here = child_path(r.path(), "derived");
+  for (const auto& [key, value] : given->items()) {
+    const Field<S>* row = nullptr;
+    for (const Field<S>& f : table)
+      if (!f.derived_from.empty() && f.key == key) row = &f;
+    if (row == nullptr || !expected.contains(key)) {
+      std::vector<std::string> keys;
+      for (const auto& [k, v] : expected.items()) keys.push_back(k);
+      fail(r.file(), child_path(here, key),
+           keys.empty() ? std::string("unknown key (nothing is derived here)")
+                        : fmt::format("unknown key (derived here: {})", fmt::join(keys, ", ")));
+    }
+    if (!value.is_number() || value.template get<double>() != expected[key].template get<double>())
+      fail(r.file(), child_path(here, key),
+           fmt::format("derived from {} ({}): {}, found {}; it is output only: remove it or set that instead",
+                       field_impl::resolve_path(r.path(), row->derived_from), row->doc, expected[key].dump(), describe(value)));
+  }
 }
 
 // A check across the rows above it.

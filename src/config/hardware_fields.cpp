@@ -53,8 +53,8 @@ constexpr Field<CoreSpec> kCoreFields[] = {
     value<&CoreSpec::name>("name", "\"NeuronCore-v2\"; GPUs: the SMs taken together"),
     integer<&CoreSpec::pe_rows>("pe_rows", kPeArray, "tensor engine systolic array rows (contraction)").or_default(128),
     integer<&CoreSpec::pe_cols>("pe_cols", kPeArray, "tensor engine output columns").or_default(128),
-    number<&CoreSpec::tensor_clock_hz>("tensor_clock_GHz", kGHz, {1e-3, 100, "no systolic-array model (GPUs)"},
-                                       "tensor engine clock"),
+    derived<&CoreSpec::tensor_clock_hz>("tensor_clock_GHz", kGHz, "../peak/bf16_tflops",
+                                        "Trainium: bf16_tflops / (2 x pe_rows x pe_cols x physical_cores)"),
     integer<&CoreSpec::fp8_contraction_factor>("fp8_contraction_factor", {1, 64},
                                                "FP8 widens the contraction (NeuronCore-v3: 2)").or_default(1),
     object<&CoreSpec::vector, kStreamEngineFields>("vector", "vector engine (GPUs: CUDA cores)"),
@@ -90,6 +90,16 @@ constexpr Field<ChipSpec> kChipFields[] = {
         }),
     object<&ChipSpec::core, kCoreFields>("core", "one physical core"),
     object<&ChipSpec::peak, kPeakFields>("peak", "published dense peaks per chip"),
+    rule<ChipSpec>([](ObjectReader& r, ChipSpec& c) {
+      // The published chip peak is the one declaration of the tensor engine's speed (MFU is quoted
+      // against it); the PE-array clock the cost model's tiling needs follows from it, so that a
+      // change of the peak changes the step time. GPUs have no PE-array model (clock 0: matmuls
+      // run at the published peak).
+      const hw::CoreSpec& k = c.core;
+      c.core.tensor_clock_hz =
+          c.family == hw::Family::Trainium ? c.peak.bf16 / (2.0 * k.pe_rows * k.pe_cols * c.physical_cores) : 0;
+      check_derived<CoreSpec>(r.object("core"), c.core, kCoreFields);
+    }),
     number<&ChipSpec::hbm_bytes>("hbm_GiB", kGiB, kMemoryGiB, "HBM capacity per chip"),
     number<&ChipSpec::hbm_bandwidth>("hbm_bandwidth_GBps", kGB, kBandwidthGBps, "HBM bandwidth per chip"),
     number<&ChipSpec::dma_bandwidth>("dma_bandwidth_GBps", kGB, {1e-3, 1e7, "not published"}, "DMA bandwidth per chip")

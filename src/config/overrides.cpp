@@ -52,6 +52,13 @@ void apply_override(json& document, const Override& o, const std::string& file) 
       (*node)[key] = o.value;
       return;
     }
+    // A key shown under "derived" is no input; set, it reaches the parser, which says what it is
+    // derived from.
+    if (it == node->end() && last && node->contains("derived") && (*node)["derived"].is_object() &&
+        (*node)["derived"].contains(key)) {
+      (*node)[key] = o.value;
+      return;
+    }
     if (it == node->end()) {
       std::vector<std::string> keys;
       for (const auto& [k, v] : node->items()) keys.push_back(k);

@@ -27,6 +27,12 @@ void deep_merge(json& target, const json& patch) {
   for (const auto& [key, value] : patch.items()) deep_merge(target[key], value);
 }
 
+void drop_derived(json& document) {
+  if (!document.is_object()) return;
+  if (const auto it = document.find("derived"); it != document.end() && it->is_object()) document.erase(it);
+  for (auto& [key, value] : document.items()) drop_derived(value);
+}
+
 void fill_missing(json& target, const json& defaults) {
   if (!target.is_object() || !defaults.is_object()) return;
   for (const auto& [key, value] : defaults.items()) {

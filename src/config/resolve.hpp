@@ -34,6 +34,10 @@ json resolved_json(const json& expanded, const Experiment& ex);
 // Checks across objects (parallel plan vs model and cluster, batch vs plan).
 void validate(const Experiment& ex, const std::string& file);
 
+// Removes every "derived" object (figures the parser derives and writes back, field_table.hpp), so
+// that a document edited by --set is derived afresh instead of checked against stale figures.
+void drop_derived(json& document);
+
 // One --set PATH=VALUE.
 struct Override {
   std::string text;     // as given, for messages

@@ -45,6 +45,9 @@ struct CoreSpec {
   std::string name;            // "NeuronCore-v2", "A100 SMs"
   int pe_rows = 128;           // tensor engine systolic array (contraction dimension)
   int pe_cols = 128;           // tensor engine output columns
+  // Derived, not configured (config, hardware_fields.cpp): on Trainium the chip's published BF16
+  // peak / (2 x pe_rows x pe_cols x physical_cores), so that the peak MFU is quoted against and
+  // the rate the cost model tiles at are one figure; 0 = no systolic-array model (GPUs).
   double tensor_clock_hz = 0;
   int fp8_contraction_factor = 1;  // FP8 doubles the contraction on NeuronCore-v3
   StreamEngine vector;
