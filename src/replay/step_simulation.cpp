@@ -104,7 +104,7 @@ StepRun simulate_step(const StepInput& given) {
     const hw::AttentionKernel a = input.cluster.instance.calibration.attention_kernel;
     input.training.attention = a;
     attention_choice = fmt::format("/training/attention = {} (rule: the hardware preset's calibration/attention_kernel)",
-                                   a == hw::AttentionKernel::Flash ? "flash" : "materialized");
+                                   trnsim::to_string(a));
   }
   PlanSearch search = search_plan(input);
   if (!attention_choice.empty()) search.resolved.choices.push_back(attention_choice);

@@ -13,7 +13,9 @@
 //            t = batch * cycles / (tensor_clock * cores * matmul_efficiency * r(dtype)),
 //            r = peak(dtype) / peak(bf16) from the chip's published peaks (fp32 on trn1: 1/4),
 //            r = 1 for FP8 (its speed-up is the contraction factor). Full tiles at 100% give
-//            2 * pe_rows * pe_cols * clock per core: trn1 91.75 TFLOPS, trn2 78.6 TFLOPS BF16.
+//            2 * pe_rows * pe_cols * clock per core; the presets' clock is derived from the chip's
+//            published BF16 peak (hw::CoreSpec::tensor_clock_hz), so this is the peak's per-core
+//            share: trn1 95 TFLOPS, trn2 83.4 TFLOPS BF16.
 //            Without a tensor clock in the preset (GPUs): dense flops / (chip peak share).
 //   vector:  vector_elements / (vector elements/s * cores * vector_efficiency)
 //   scalar:  scalar_elements / (scalar elements/s * cores * vector_efficiency); a chip without a
@@ -22,7 +24,7 @@
 //            * hbm_efficiency): a chip's HBM is shared by all its cores.
 //   kernel:  max(tensor, vector, scalar, hbm) + task_overhead_s
 // Time uses engine rates; MFU is quoted against the chip's published peak (report layer), which
-// differs (trn1: 2 x 91.75 = 183.5 vs 190 TFLOPS per chip).
+// the full-tile BF16 rate equals for the presets (the clock is derived from it).
 #include <array>
 #include <span>
 
