@@ -2,8 +2,8 @@
 // print: size(B) count(elems) type time(us) algbw(GB/s) busbw(GB/s), GB/s meaning GiB/s there,
 // algbw = size / time, busbw = algbw x the nccl-tests factor; then the average bus bandwidth.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -20,33 +20,12 @@ namespace trnsim::cli {
 
 namespace {
 struct CollectiveOptions {
-  std::string instance, op = "all-reduce", min = "1KiB", max = "1GiB", dtype = "fp32", algorithm = "auto",
-                        network = "analytic";
+  std::string instance, op = "all-reduce", dtype = "fp32", algorithm = "auto", network = "analytic";
+  std::uint64_t min = 1024, max = std::uint64_t{1} << 30;  // bytes
   int nodes = 0;  // 0: one UltraServer's instances (1 for plain instances)
   int ranks = 0;
   double factor = 2;
 };
-
-// "1024", "1K", "1KiB", "4MiB", "1G": binary multiples, as nccl-tests reads -b/-e.
-double parse_size(const std::string& s, const char* flag) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    throw InputError(fmt::format("{} {}: expected a size such as 1024, 64KiB, 1GiB", flag, s));
-  }
-  std::string unit = s.substr(used);
-  if (unit.size() == 3 && unit.substr(1) == "iB") unit = unit.substr(0, 1);
-  if (unit == "B") unit.clear();
-  double scale = 1;
-  if (unit == "K" || unit == "k") scale = 1024.0;
-  else if (unit == "M") scale = 1024.0 * 1024;
-  else if (unit == "G") scale = 1024.0 * 1024 * 1024;
-  else if (!unit.empty()) throw InputError(fmt::format("{} {}: unknown unit '{}' (B, KiB, MiB, GiB)", flag, s, unit));
-  if (!(v > 0)) throw InputError(fmt::format("{} {}: expected a positive size", flag, s));
-  return std::round(v * scale);
-}
 
 int dtype_bytes(const std::string& t) {
   if (t == "fp32" || t == "float" || t == "int32") return 4;
@@ -63,8 +42,8 @@ int run_collective(const CollectiveOptions& o) {
   if (!model) {
     throw InputError(fmt::format("--network {}: expected {}", o.network, fmt::join(net::network_model_names(), " or ")));
   }
-  const double min = parse_size(o.min, "-b"), max = parse_size(o.max, "-e");
-  if (max < min) throw InputError(fmt::format("-e {} is below -b {}", o.max, o.min));
+  const auto min = static_cast<double>(o.min), max = static_cast<double>(o.max);
+  if (max < min) throw InputError(fmt::format("-e {} bytes is below -b {} bytes", o.max, o.min));
   if (!(o.factor > 1)) throw InputError(fmt::format("-f {}: expected a factor above 1", o.factor));
   const int elem = dtype_bytes(o.dtype);
   const int nodes = o.nodes > 0 ? o.nodes : std::max(1, config::load_instance(o.instance).ultraserver_instances);
@@ -116,8 +95,13 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_option("--ranks", opts->ranks, "Ranks (default: every NeuronCore, logical cores on trn2/trn3; GPUs)");
   sub->add_option("op", opts->op, "all-reduce, reduce-scatter, all-gather, all-to-all, broadcast, send-recv")
       ->required();
-  sub->add_option("-b,--minbytes", opts->min, "Smallest size (default 1KiB)");
-  sub->add_option("-e,--maxbytes", opts->max, "Largest size (default 1GiB)");
+  // Sizes as nccl-tests reads -b/-e: whole bytes, every multiple binary (K = KB = KiB = 1024,
+  // G = GiB = 2^30), case-insensitive; up to 1 PiB.
+  const auto size = [](CLI::Option* option) {
+    option->transform(CLI::AsSizeValue(/*kb_is_1000=*/false))->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
+  };
+  size(sub->add_option("-b,--minbytes", opts->min, "Smallest size in bytes, e.g. 1024, 64KiB, 1GiB (default 1KiB)"));
+  size(sub->add_option("-e,--maxbytes", opts->max, "Largest size in bytes (default 1GiB)"));
   sub->add_option("-f,--stepfactor", opts->factor, "Size multiplier between rows (default 2)");
   sub->add_option("--dtype", opts->dtype, "Element type for count(elems): fp32, bf16, fp16, fp8");
   sub->add_option("--algorithm", opts->algorithm,

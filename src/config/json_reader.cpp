@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "trnsim/error.hpp"
 
@@ -13,6 +12,14 @@ namespace trnsim::config::detail {
 void fail(const std::string& file, const std::string& path, const std::string& what) {
   throw InputError(fmt::format("{}: {}: {}", file.empty() ? "<memory>" : file,
                                path.empty() ? "/" : path, what));
+}
+
+void in_file(const std::string& file, const std::function<void()>& check) {
+  try {
+    check();
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", file.empty() ? "<memory>" : file, e.what()));
+  }
 }
 
 std::string describe(const json& value) {
@@ -37,28 +44,6 @@ std::string child_path(const std::string& path, std::string_view key) {
   }
   return path + "/" + escaped;
 }
-
-namespace {
-
-std::string join(const std::vector<std::string_view>& names, std::string_view sep) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i != 0) out += sep;
-    out += names[i];
-  }
-  return out;
-}
-
-std::string bound_text(double min, double max) {
-  const bool has_min = min > -std::numeric_limits<double>::max();
-  const bool has_max = max < std::numeric_limits<double>::max();
-  if (has_min && has_max) return fmt::format(" in [{}, {}]", min, max);
-  if (has_min) return fmt::format(" >= {}", min);
-  if (has_max) return fmt::format(" <= {}", max);
-  return "";
-}
-
-}  // namespace
 
 ObjectReader::ObjectReader(const json& value, std::string file, std::string path)
     : value_(&value), file_(std::move(file)), path_(std::move(path)) {
@@ -110,32 +95,17 @@ std::int64_t ObjectReader::integer(std::string_view key, std::int64_t min, std::
   return n;
 }
 
-std::int64_t ObjectReader::integer_or(std::string_view key, std::int64_t fallback, std::int64_t min,
-                                      std::int64_t max) {
-  mark(key);
-  return present(key) ? integer(key, min, max) : fallback;
-}
-
-std::optional<std::int64_t> ObjectReader::optional_integer(std::string_view key, std::int64_t min,
-                                                         std::int64_t max) {
-  mark(key);
-  if (!has(key)) return std::nullopt;
-  return integer(key, min, max);
-}
-
-double ObjectReader::number(std::string_view key, double min, double max) {
-  const std::string expected = "a number" + bound_text(min, max);
+double ObjectReader::number(std::string_view key, const Range& range) {
+  const std::string interval = fmt::format("a number in [{:g}, {:g}]", range.min, range.max);
+  const std::string expected =
+      range.zero_means.empty() ? interval : fmt::format("0 ({}) or {}", range.zero_means, interval);
   const json& v = require(key, expected);
   if (!v.is_number()) fail_at(key, fmt::format("expected {}, found {}", expected, describe(v)));
   const auto x = v.get<double>();
-  if (!std::isfinite(x) || x < min || x > max)
+  const bool zero_ok = !range.zero_means.empty() && x == 0;
+  if (!std::isfinite(x) || (!zero_ok && (x < range.min || x > range.max)))
     fail_at(key, fmt::format("expected {}, found {}", expected, describe(v)));
   return x;
-}
-
-double ObjectReader::number_or(std::string_view key, double fallback, double min, double max) {
-  mark(key);
-  return present(key) ? number(key, min, max) : fallback;
 }
 
 std::string ObjectReader::string(std::string_view key) {
@@ -149,22 +119,14 @@ std::string ObjectReader::string_or(std::string_view key, std::string fallback) 
   return present(key) ? string(key) : fallback;
 }
 
-bool ObjectReader::boolean_or(std::string_view key, bool fallback) {
-  mark(key);
-  if (!present(key)) return fallback;
-  const json& v = *find(key);
+bool ObjectReader::boolean(std::string_view key) {
+  const json& v = require(key, "true or false");
   if (!v.is_boolean()) fail_at(key, "expected true or false, found " + describe(v));
   return v.get<bool>();
 }
 
-std::optional<bool> ObjectReader::optional_boolean(std::string_view key) {
-  mark(key);
-  if (!has(key)) return std::nullopt;
-  return boolean_or(key, false);
-}
-
 std::size_t ObjectReader::choice(std::string_view key, const std::vector<std::string_view>& names) {
-  const std::string expected = "one of " + join(names, ", ");
+  const std::string expected = fmt::format("one of {}", fmt::join(names, ", "));
   const json& v = require(key, expected);
   if (v.is_string()) {
     const auto text = v.get<std::string>();
@@ -210,15 +172,12 @@ void ObjectReader::documentation() {
 
 std::string ObjectReader::source() const {
   if (const json* s = find("source"); s != nullptr && s->is_string()) return s->get<std::string>();
-  std::string out;
+  std::vector<std::string> entries;
   if (const json* sources = find("sources"); sources != nullptr && sources->is_object()) {
-    for (const auto& [k, v] : sources->items()) {
-      if (!v.is_string()) continue;
-      if (!out.empty()) out += "; ";
-      out += k + ": " + v.get<std::string>();
-    }
+    for (const auto& [k, v] : sources->items())
+      if (v.is_string()) entries.push_back(k + ": " + v.get<std::string>());
   }
-  return out;
+  return fmt::format("{}", fmt::join(entries, "; "));
 }
 
 void ObjectReader::finish() const {
@@ -226,7 +185,7 @@ void ObjectReader::finish() const {
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     std::vector<std::string_view> names(known_.begin(), known_.end());
     std::sort(names.begin(), names.end());
-    fail(file_, path_of(key), "unknown key (expected one of: " + join(names, ", ") + ")");
+    fail(file_, path_of(key), fmt::format("unknown key (expected one of: {})", fmt::join(names, ", ")));
   }
 }
 

@@ -3,12 +3,15 @@
 // names the file, the JSON path (RFC 6901 pointer), what was expected and what was found.
 // Contract: every accessor marks its key as known; finish() then rejects any other key.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "trnsim/enum_names.hpp"
 
 namespace trnsim::config::detail {
 
@@ -17,11 +20,21 @@ using nlohmann::json;
 // Throws InputError "FILE: PATH: WHAT" (PATH "/" for the document root).
 [[noreturn]] void fail(const std::string& file, const std::string& path, const std::string& what);
 
+// Runs `check`, a validator of a lower layer whose InputError names the JSON path, and rethrows
+// its error with the file name in front: "FILE: PATH: WHAT".
+void in_file(const std::string& file, const std::function<void()>& check);
+
 // A short rendering of a found value for messages: 12, "eight", null, an object, an array.
 std::string describe(const json& value);
 
 // Appends one key to a JSON pointer, escaping '~' and '/'.
 std::string child_path(const std::string& path, std::string_view key);
+
+// The physical range of a numeric field, in its key's unit.
+struct Range {
+  double min = 0, max = 0;
+  std::string_view zero_means = {};  // not empty: 0 is accepted too and means this ("not published")
+};
 
 class ObjectReader {
  public:
@@ -35,29 +48,27 @@ class ObjectReader {
   bool present(std::string_view key) const;             // present, possibly null
   [[noreturn]] void fail_at(std::string_view key, const std::string& what) const;
 
-  // Integers: whole JSON numbers in [min, max]. Required ones fail when absent or null. The
-  // default max keeps every count within int (spec fields are int) and products of a few
-  // counts within int64.
+  // Integers: whole JSON numbers in [min, max]; absent or null is an error. The default max keeps
+  // every count within int (spec fields are int) and products of a few counts within int64.
   static constexpr std::int64_t kMaxCount = 2147483647;
   std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max = kMaxCount);
-  std::int64_t integer_or(std::string_view key, std::int64_t fallback, std::int64_t min,
-                          std::int64_t max = kMaxCount);
-  std::optional<std::int64_t> optional_integer(std::string_view key, std::int64_t min,
-                                               std::int64_t max = kMaxCount);
 
-  // Numbers: any JSON number in [min, max].
-  double number(std::string_view key, double min, double max);
-  double number_or(std::string_view key, double fallback, double min, double max);
+  // A number in `range` (or 0 when the range gives 0 a meaning); the message names the range.
+  double number(std::string_view key, const Range& range);
 
   std::string string(std::string_view key);
   std::string string_or(std::string_view key, std::string fallback);
-  bool boolean_or(std::string_view key, bool fallback);
-  std::optional<bool> optional_boolean(std::string_view key);
+  bool boolean(std::string_view key);
 
   // One of the `names`; returns its index.
   std::size_t choice(std::string_view key, const std::vector<std::string_view>& names);
   std::optional<std::size_t> optional_choice(std::string_view key,
                                              const std::vector<std::string_view>& names);
+  // One of an enum's spellings (trnsim/enum_names.hpp).
+  template <NamedEnum E>
+  E choice(std::string_view key) {
+    return enum_table(E{})[choice(key, enum_names<E>())].value;
+  }
 
   ObjectReader object(std::string_view key);
   std::optional<ObjectReader> optional_object(std::string_view key);

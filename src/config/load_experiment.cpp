@@ -1,4 +1,6 @@
 // config::load_experiment: read, expand presets, parse, apply --set overrides, validate, resolve.
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "json_file.hpp"
@@ -124,13 +126,16 @@ Experiment parse_experiment(const nlohmann::json& document, const std::string& f
   Experiment ex = parse_expanded(expanded, first_label);
   json resolved = resolved_json(expanded, ex);
 
-  bool value_overridden = false;
+  bool value_overridden = false, derived_overridden = false;
   for (const auto& o : overrides)
     if (!o.selects_preset()) {
       apply_override(resolved, o, file);
       value_overridden = true;
+      derived_overridden |= std::find(o.keys.begin(), o.keys.end(), "derived") != o.keys.end();
     }
   if (value_overridden) {
+    // The derived figures follow the overridden values; one set by --set is checked (and refused).
+    if (!derived_overridden) drop_derived(resolved);
     // Same parse, same checks, on the overridden document.
     const json reexpanded = expand_presets(resolved, with_label);
     ex = parse_expanded(reexpanded, with_label);

@@ -1,7 +1,7 @@
 // --set PATH=VALUE: a dotted path into the resolved experiment and a JSON (or string) value.
 #include <sstream>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "json_reader.hpp"
 #include "resolve.hpp"
@@ -54,11 +54,18 @@ void apply_override(json& document, const Override& o, const std::string& file) 
       (*node)[key] = o.value;
       return;
     }
+    // A key shown under "derived" is no input; set, it reaches the parser, which says what it is
+    // derived from.
+    if (it == node->end() && last && node->contains("derived") && (*node)["derived"].is_object() &&
+        (*node)["derived"].contains(key)) {
+      (*node)[key] = o.value;
+      return;
+    }
     if (it == node->end()) {
-      std::string keys;
-      for (const auto& [k, v] : node->items()) keys += (keys.empty() ? "" : ", ") + k;
+      std::vector<std::string> keys;
+      for (const auto& [k, v] : node->items()) keys.push_back(k);
       throw InputError(fmt::format("{}: --set {}: {} does not exist (keys of {}: {})", file, o.text, here,
-                                   path.empty() ? "/" : path, keys));
+                                   path.empty() ? "/" : path, fmt::join(keys, ", ")));
     }
     if (last) *it = o.value;
     node = &*it;

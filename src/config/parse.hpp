@@ -1,8 +1,10 @@
 #pragma once
-// JSON object -> spec struct, one function per object of the schema (DESIGN.md, "Experiment
-// file"; configs/hardware/README.md). Each reads its keys through an ObjectReader (which rejects
-// unknown ones in finish()) and checks what one object can check alone; checks across objects
-// live in validation.cpp. to_json_* write the struct back with units in the keys.
+// JSON object <-> spec struct, one pair of functions per object of the schema (configs/README.md).
+// Both are driven by the struct's field table (field_table.hpp; the tables are in
+// hardware_fields.cpp, workload_fields.cpp and experiment_fields.cpp): parse_* reads the keys
+// through an ObjectReader (ranges, unknown keys) and checks what one object can check alone;
+// to_json writes the struct back with units in the keys. Checks across objects are workload's
+// (validation.cpp).
 #include <nlohmann/json.hpp>
 
 #include "json_reader.hpp"

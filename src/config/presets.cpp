@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "json_file.hpp"
 #include "parse.hpp"
@@ -34,10 +34,8 @@ std::vector<std::string> names_in(const std::string& subdir) {
 std::string preset_path(const std::string& kind, const std::string& subdir, const std::string& name) {
   const auto known = names_in(subdir);
   if (std::find(known.begin(), known.end(), name) == known.end()) {
-    std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    throw InputError(fmt::format("unknown {} preset \"{}\" (known in {}/{}: {})", kind, name,
-                                 config_dir(), subdir, list.empty() ? "none" : list));
+    throw InputError(fmt::format("unknown {} preset \"{}\" (known in {}/{}: {})", kind, name, config_dir(), subdir,
+                                 known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", "))));
   }
   return (fs::path(config_dir()) / subdir / (name + ".json")).string();
 }

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "json_reader.hpp"
 #include "trnsim/config/presets.hpp"
@@ -11,16 +11,10 @@
 namespace trnsim::config::detail {
 namespace {
 
-std::string known_list(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 void check_known(const std::vector<std::string>& known, const std::string& name, const char* kind,
                  const std::string& file, const std::string& path) {
   if (std::find(known.begin(), known.end(), name) == known.end())
-    fail(file, path, fmt::format("unknown {} preset \"{}\" (known: {})", kind, name, known_list(known)));
+    fail(file, path, fmt::format("unknown {} preset \"{}\" (known: {})", kind, name, fmt::join(known, ", ")));
 }
 
 }  // namespace
@@ -31,6 +25,12 @@ void deep_merge(json& target, const json& patch) {
     return;
   }
   for (const auto& [key, value] : patch.items()) deep_merge(target[key], value);
+}
+
+void drop_derived(json& document) {
+  if (!document.is_object()) return;
+  if (const auto it = document.find("derived"); it != document.end() && it->is_object()) document.erase(it);
+  for (auto& [key, value] : document.items()) drop_derived(value);
 }
 
 void fill_missing(json& target, const json& defaults) {

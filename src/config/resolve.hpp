@@ -11,7 +11,10 @@ namespace trnsim::config::detail {
 
 using nlohmann::json;
 
-// Objects merge key by key (recursively), any other value of `patch` replaces.
+// Objects merge key by key (recursively), any other value of `patch` replaces. Not
+// json::update(patch, true): that is the same for arrays and nulls, but throws type_error 312
+// where `target` holds a number, string or array and `patch` an object ("chips": {...} in a
+// cluster), which must stay an input error that the parser names by its path.
 void deep_merge(json& target, const json& patch);
 // Adds the keys of `defaults` that `target` lacks (recursively); `target`'s values win.
 void fill_missing(json& target, const json& defaults);
@@ -30,6 +33,10 @@ json resolved_json(const json& expanded, const Experiment& ex);
 
 // Checks across objects (parallel plan vs model and cluster, batch vs plan).
 void validate(const Experiment& ex, const std::string& file);
+
+// Removes every "derived" object (figures the parser derives and writes back, field_table.hpp), so
+// that a document edited by --set is derived afresh instead of checked against stale figures.
+void drop_derived(json& document);
 
 // One --set PATH=VALUE.
 struct Override {

@@ -21,13 +21,23 @@ using workload::TaskId;
 using workload::TaskKind;
 
 constexpr std::size_t kStreams = static_cast<std::size_t>(workload::kStreamCount);
+constexpr TaskId kNoTask = 0xffffffffu;
+// Pricing key of a rank with nothing on the network (a real key is the HBM demand, >= 0).
+constexpr double kOffNetwork = -1;
 
 // A stream's ready tasks, first-in first-out. Storage is reserved up front for every task that
 // will ever use the stream, so pushing never reallocates while the engine runs.
+// A compute task running on the stream keeps its completion event and the rate it runs at, so
+// that a change in its rank's network activity can move its end (Run::reprice).
 struct StreamQueue {
   std::vector<TaskId> ready;
   std::size_t head = 0;
   bool busy = false;
+  TaskId computing = kNoTask;      // the compute task running here, if any
+  sim::EventId done;               // its completion event
+  sim::Time end;                   // when that event runs
+  double seconds = 0;              // its whole duration at the current rate
+  double priced_at = kOffNetwork;  // the rank's pricing key when `seconds` was set
   bool empty() const { return head == ready.size(); }
 };
 
@@ -55,16 +65,21 @@ class Run {
   }
 
   // Called from engine events (handlers capture `this` and an index).
-  void compute_done(TaskId t) { finish(t); }
+  void compute_done(TaskId t) {
+    queues_[queue_index(graph_.tasks[t])].computing = kNoTask;
+    finish(t);
+  }
   void transfer_done(TaskId t) {
     const std::size_t slot = graph_.rank_slot(graph_.tasks[t].rank);
     if (--on_network_[slot] == 0) hbm_demand_[slot] = 0;
+    reprice(slot);
     finish(t);
   }
   void collective_done(std::uint32_t c) {
     for (const TaskId m : members_.of(c)) {
       const std::size_t slot = graph_.rank_slot(graph_.tasks[m].rank);
       hbm_demand_[slot] = --on_network_[slot] == 0 ? 0.0 : hbm_demand_[slot] - call_demand_[c];
+      reprice(slot);
     }
     for (const TaskId m : members_.of(c)) finish(m);
   }
@@ -122,22 +137,19 @@ class Run {
     switch (task.kind) {
       case TaskKind::Compute: {
         const std::size_t slot = graph_.rank_slot(task.rank);
-        double seconds = work_seconds_[task.index];
-        if (on_network_[slot] > 0) {
-          const double demand = hbm_demand_[slot];
-          if (demand > 0 && !(graph_.works[task.index].measured_s >= 0)) {
-            const double h = options_.hbm_sharing.rank_hbm_bytes_per_s;
-            seconds = options_.hbm_sharing.task_seconds(task.index, h / (h + demand));
-          }
-          seconds *= options_.comm_compute_slowdown;
-        }
+        q.computing = t;
+        q.priced_at = pricing_key(slot);
+        q.seconds = compute_seconds(task, slot);
+        q.end = now + sim::Time::seconds(q.seconds);
+        q.done = engine_.schedule(q.end, [this, t] { compute_done(t); });
         timeline_.spans[t].active = now;
-        engine_.schedule_in(sim::Time::seconds(seconds), [this, t] { compute_done(t); });
         break;
       }
       case TaskKind::Transfer: {
         timeline_.spans[t].active = now;
-        ++on_network_[graph_.rank_slot(task.rank)];
+        const std::size_t slot = graph_.rank_slot(task.rank);
+        ++on_network_[slot];
+        reprice(slot);
         const auto replicas = t < graph_.replica_transfers.size()
                                   ? std::span<const RankPair>(graph_.replica_transfers[t])
                                   : std::span<const RankPair>();
@@ -161,8 +173,49 @@ class Run {
       const std::size_t slot = graph_.rank_slot(graph_.tasks[m].rank);
       ++on_network_[slot];
       hbm_demand_[slot] += demand;
+      reprice(slot);
     }
     comm_.start_collective(graph_.collectives[collective], sim::InlineHandler([this, c] { collective_done(c); }));
+  }
+
+  // What a compute task's rate on `slot` depends on: nothing on the network, or the collectives'
+  // HBM demand while something is.
+  double pricing_key(std::size_t slot) const { return on_network_[slot] > 0 ? hbm_demand_[slot] : kOffNetwork; }
+
+  // Duration of compute `task` if the whole of it ran under the rank's present network activity.
+  double compute_seconds(const Task& task, std::size_t slot) const {
+    double seconds = work_seconds_[task.index];
+    if (on_network_[slot] > 0) {
+      const double demand = hbm_demand_[slot];
+      if (demand > 0 && !(graph_.works[task.index].measured_s >= 0)) {
+        const double h = options_.hbm_sharing.rank_hbm_bytes_per_s;
+        seconds = options_.hbm_sharing.task_seconds(task.index, h / (h + demand));
+      }
+      seconds *= options_.comm_compute_slowdown;
+    }
+    return seconds;
+  }
+
+  // The rank's network activity changed: each compute task running on it keeps the fraction of
+  // its work already done and runs the rest at the new rate, (end - now) x new / old duration;
+  // its completion event moves when that changes its end. Called after every change of
+  // on_network_ or hbm_demand_, so a task's rate is always the one of the present activity.
+  void reprice(std::size_t slot) {
+    const double key = pricing_key(slot);
+    const sim::Time now = engine_.now();
+    for (std::size_t s = 0; s < kStreams; ++s) {
+      StreamQueue& q = queues_[slot * kStreams + s];
+      if (q.computing == kNoTask || q.priced_at == key) continue;
+      q.priced_at = key;
+      const double seconds = compute_seconds(graph_.tasks[q.computing], slot);
+      if (seconds == q.seconds || q.end <= now) continue;
+      const sim::Time end = now + sim::Time::seconds((q.end - now).to_seconds() * (seconds / q.seconds));
+      q.seconds = seconds;
+      if (end == q.end) continue;
+      engine_.cancel(q.done);
+      q.end = end;
+      q.done = engine_.schedule(end, [this, t = q.computing] { compute_done(t); });
+    }
   }
 
   void finish(TaskId t) {

@@ -24,24 +24,6 @@ using workload::TrainingSpec;
 constexpr std::array<std::int64_t, 5> kMicroBatches = {1, 2, 4, 8, 16};
 constexpr std::array<Recompute, 3> kRecompute = {Recompute::None, Recompute::Selective, Recompute::Full};
 
-std::string_view schedule_name(PipelineSchedule s) {
-  switch (s) {
-    case PipelineSchedule::GPipe: return "gpipe";
-    case PipelineSchedule::OneFOneB: return "1f1b";
-    case PipelineSchedule::Interleaved: return "1f1b-interleaved";
-  }
-  return "?";
-}
-
-std::string_view recompute_name(Recompute r) {
-  switch (r) {
-    case Recompute::None: return "none";
-    case Recompute::Selective: return "selective";
-    case Recompute::Full: return "full";
-  }
-  return "?";
-}
-
 // The values of one micro-batch size's virtual_stages candidates, ascending, up to v_max.
 std::vector<std::int64_t> virtual_stage_values(const workload::ModelSpec& model, const TrainingSpec& training,
                                                const ParallelismSpec& p, std::int64_t micro_batch,
@@ -119,15 +101,15 @@ std::vector<std::string> describe_choices(const TrainingSpec& training, const Pa
   if (!p.virtual_stages) out.push_back(fmt::format("/parallelism/virtual_stages = {} ({})", *c.virtual_stages, rule));
   if (!p.schedule)
     out.push_back(fmt::format("/parallelism/schedule = {} ({}; 1f1b-interleaved exactly when virtual_stages > 1)",
-                              schedule_name(*c.schedule), rule));
-  if (!p.recompute) out.push_back(fmt::format("/parallelism/recompute = {} ({})", recompute_name(*c.recompute), rule));
+                              trnsim::to_string(*c.schedule), rule));
+  if (!p.recompute) out.push_back(fmt::format("/parallelism/recompute = {} ({})", trnsim::to_string(*c.recompute), rule));
   return out;
 }
 
 std::string label(const PlanCandidate& c) {
   const auto& p = c.parallelism;
   return fmt::format("micro_batch {} v {} recompute {} zero {} sp {}", *c.training.micro_batch, *p.virtual_stages,
-                     recompute_name(*p.recompute), *p.zero, *p.sequence_parallel);
+                     trnsim::to_string(*p.recompute), *p.zero, *p.sequence_parallel);
 }
 
 // Rank of a recompute mode in the evaluation order: the cheapest compute first, so that a fast

@@ -245,7 +245,7 @@ class Builder {
   // its gradients are complete (overlapping the rest of the backward pass), or every bucket after
   // the last backward task (DpReduction::AfterBackward).
   void emit_gradient_sync(RankState& st, const std::vector<std::pair<TaskId, double>>& gradients) {
-    const double gb = precision_.gradients;
+    const double gb = bytes(precision_.gradients);
     const bool after_backward = software_.overlap.dp_reduction == DpReduction::AfterBackward;
     const TaskId backward_end = st.chain;
     TaskId dp_chain = kNone;
@@ -277,7 +277,7 @@ class Builder {
     const TaskId opt_id = emit_chained(st, opt);
     if (dp_chain != kNone) edges_.add(dp_chain, opt_id);
     if (zero_active()) {
-      const double wb = precision_.weights;
+      const double wb = bytes(precision_.weights);
       for (double params : buckets) {
         emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, params * wb, opt_id, dp_chain);
       }

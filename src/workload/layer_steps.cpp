@@ -173,10 +173,10 @@ void head_backward(const StepContext& c, Steps& out) {
 }
 
 cost::Kernel optimizer_kernel(const PrecisionRecipe& precision, Optimizer optimizer, double n) {
-  const double gb = precision.grad_accumulation;
-  const double wb = precision.weights;
-  const double mb = precision.master_weights;
-  const double ob = precision.optimizer_states;
+  const double gb = bytes(precision.grad_accumulation);
+  const double wb = bytes(precision.weights);
+  const double mb = bytes(precision.master_weights);
+  const double ob = bytes(precision.optimizer_states);
   const bool adam = optimizer != Optimizer::Sgd;
   const double moments = adam ? 2 : 1;
   // Adam(W): moment updates, bias correction, division, weight decay and step: 10 vector ops and
@@ -194,7 +194,7 @@ cost::Kernel optimizer_kernel(const PrecisionRecipe& precision, Optimizer optimi
 
 cost::Kernel gradient_norm_kernel(const PrecisionRecipe& precision, double n) {
   // Square and add per gradient (2 vector ops), each accumulated gradient read once.
-  Kernel k = elementwise("grad_norm", OpClass::Optimizer, 2 * n, 0, n * precision.grad_accumulation);
+  Kernel k = elementwise("grad_norm", OpClass::Optimizer, 2 * n, 0, n * bytes(precision.grad_accumulation));
   k.low_precision = false;
   return k;
 }

@@ -72,9 +72,9 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
     m.parameters = stage_parameters(model, plan, positions, p);
     // Gradients live in the accumulation buffer across the step; the optimizer holds the master
     // copy (if any) and its moments, sharded over data parallelism under ZeRO-1.
-    m.weights = m.parameters * precision.weights;
-    m.gradients = m.parameters * precision.grad_accumulation;
-    m.optimizer = m.parameters * (precision.master_weights + moments * precision.optimizer_states) /
+    m.weights = m.parameters * bytes(precision.weights);
+    m.gradients = m.parameters * bytes(precision.grad_accumulation);
+    m.optimizer = m.parameters * (bytes(precision.master_weights) + moments * bytes(precision.optimizer_states)) /
                   (plan.zero == 1 ? dbl(plan.dp) : 1.0);
     const auto order = stage_schedule(plan.schedule, plan.pp, p, plan.micro_batches, plan.virtual_stages);
     m.units_in_flight = peak_units_in_flight(order);

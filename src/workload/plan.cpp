@@ -15,25 +15,6 @@ const T& require(const std::optional<T>& v, const char* path) {
   return *v;
 }
 
-void require_positive(std::int64_t v, const char* path) {
-  if (v < 1) throw InputError(fmt::format("{}: must be >= 1, found {}", path, v));
-}
-
-void check_model(const ModelSpec& m) {
-  require_positive(m.layers, "/model/layers");
-  require_positive(m.hidden, "/model/hidden");
-  require_positive(m.heads, "/model/heads");
-  require_positive(m.ffn_hidden, "/model/ffn_hidden");
-  require_positive(m.vocab, "/model/vocab");
-  if (m.hidden % m.heads != 0) {
-    throw InputError(fmt::format("/model/heads: {} does not divide hidden ({})", m.heads, m.hidden));
-  }
-  const std::int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
-  if (kv > m.heads || m.heads % kv != 0) {
-    throw InputError(fmt::format("/model/kv_heads: {} does not divide heads ({})", kv, m.heads));
-  }
-}
-
 }  // namespace
 
 std::int64_t Plan::chunk_layers(std::int64_t layers, std::int64_t chunk) const {
@@ -60,11 +41,7 @@ std::int64_t Plan::stage_layers(std::int64_t layers, std::int64_t stage) const {
 Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& par,
                std::int64_t total_ranks) {
   check_model(model);
-  require_positive(training.seq_len, "/training/seq_len");
-  require_positive(training.global_batch, "/training/global_batch");
-  require_positive(par.tp, "/parallelism/tp");
-  require_positive(par.pp, "/parallelism/pp");
-  require_positive(par.dp, "/parallelism/dp");
+  check_plan(model, training, par, total_ranks);
   Plan p;
   p.tp = par.tp;
   p.pp = par.pp;
@@ -76,48 +53,7 @@ Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const Paral
   p.recompute = require(par.recompute, "/parallelism/recompute");
   p.micro_batch = require(training.micro_batch, "/training/micro_batch");
   p.rank_order = par.rank_order;
-  require_positive(p.virtual_stages, "/parallelism/virtual_stages");
-  require_positive(p.micro_batch, "/training/micro_batch");
-  if (p.zero != 0 && p.zero != 1) {
-    throw InputError(fmt::format("/parallelism/zero: expected 0 or 1, found {}", p.zero));
-  }
-  if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::Interleaved) {
-    throw InputError(fmt::format("/parallelism/virtual_stages: {} model chunks need schedule 1f1b-interleaved",
-                                 p.virtual_stages));
-  }
-  if (total_ranks > 0 && p.ranks() != total_ranks) {
-    throw InputError(fmt::format("/parallelism: tp x pp x dp = {} x {} x {} = {} does not match the cluster's {} ranks",
-                                 p.tp, p.pp, p.dp, p.ranks(), total_ranks));
-  }
-  if (model.heads % p.tp != 0) {
-    throw InputError(fmt::format("/parallelism/tp: {} does not divide heads ({})", p.tp, model.heads));
-  }
-  const std::int64_t kv = model.kv_heads > 0 ? model.kv_heads : model.heads;
-  if (kv % p.tp != 0 && p.tp % kv != 0) {
-    throw InputError(fmt::format("/parallelism/tp: {} and kv_heads ({}): neither divides the other", p.tp, kv));
-  }
-  if (model.ffn_hidden % p.tp != 0) {
-    throw InputError(fmt::format("/parallelism/tp: {} does not divide ffn_hidden ({})", p.tp, model.ffn_hidden));
-  }
-  if (p.sequence_parallel && training.seq_len % p.tp != 0) {
-    throw InputError(fmt::format("/parallelism/sequence_parallel: tp ({}) does not divide seq_len ({})", p.tp,
-                                 training.seq_len));
-  }
-  if (p.chunks() > model.layers) {
-    throw InputError(fmt::format("/parallelism/pp: pp x virtual_stages = {} x {} = {} model chunks exceed layers ({}): "
-                                 "every chunk needs at least one layer",
-                                 p.pp, p.virtual_stages, p.chunks(), model.layers));
-  }
-  if (training.global_batch % (p.dp * p.micro_batch) != 0) {
-    throw InputError(fmt::format("/training/global_batch: {} is not a multiple of dp x micro_batch = {} x {}",
-                                 training.global_batch, p.dp, p.micro_batch));
-  }
   p.micro_batches = training.global_batch / (p.dp * p.micro_batch);
-  if (p.schedule == PipelineSchedule::Interleaved && p.virtual_stages > 1 && p.micro_batches % p.pp != 0) {
-    throw InputError(fmt::format("/training/global_batch: 1f1b-interleaved needs the micro-batches per pipeline ({}) "
-                                 "to be a multiple of pp ({})", p.micro_batches, p.pp));
-  }
-  RankLayout(p.tp, p.dp, p.pp, p.rank_order);  // validates the order string
   return p;
 }
 

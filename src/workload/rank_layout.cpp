@@ -10,17 +10,10 @@ namespace trnsim::workload {
 
 RankLayout::RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const std::string& order)
     : tp_(tp), dp_(dp), pp_(pp) {
+  check_rank_order(order);
   std::vector<std::string> dims;
   std::stringstream in(order);
-  for (std::string item; std::getline(in, item, ',');) {
-    const auto b = item.find_first_not_of(' ');
-    const auto e = item.find_last_not_of(' ');
-    dims.push_back(b == std::string::npos ? "" : item.substr(b, e - b + 1));
-  }
-  const std::set<std::string> unique(dims.begin(), dims.end());
-  if (dims.size() != 3 || unique != std::set<std::string>{"dp", "pp", "tp"}) {
-    throw InputError(fmt::format("/parallelism/rank_order: expected a permutation of \"tp,dp,pp\", found \"{}\"", order));
-  }
+  for (std::string item; std::getline(in, item, ',');) dims.push_back(item);
   std::int64_t stride = 1;
   for (const auto& d : dims) {
     if (d == "tp") {

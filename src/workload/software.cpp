@@ -7,20 +7,20 @@ PrecisionRecipe default_recipe(Precision p) {
   switch (p) {
     case Precision::Fp32:
     case Precision::Tf32:
-      r.weights = r.gradients = r.grad_accumulation = r.optimizer_states = 4;
-      r.master_weights = 0;  // the weights are already fp32
+      r.weights = r.gradients = r.grad_accumulation = r.optimizer_states = Storage::Fp32;
+      r.master_weights = Storage::None;  // the weights are already fp32
       break;
     case Precision::Bf16Sr:
-      r.weights = r.gradients = r.grad_accumulation = r.optimizer_states = 2;
-      r.master_weights = 0;
+      r.weights = r.gradients = r.grad_accumulation = r.optimizer_states = Storage::Bf16;
+      r.master_weights = Storage::None;
       r.stochastic_rounding = true;
       break;
-    case Precision::Bf16:
     case Precision::Fp16:
-    case Precision::Fp8:
-      r.weights = r.gradients = 2;
-      r.grad_accumulation = r.master_weights = r.optimizer_states = 4;
+      r.weights = r.gradients = Storage::Fp16;
       break;
+    case Precision::Bf16:
+    case Precision::Fp8:
+      break;  // bf16 weights and gradients, fp32 accumulation, master copy and moments
   }
   return r;
 }

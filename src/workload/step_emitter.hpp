@@ -36,7 +36,7 @@ inline Kernel wgrad(const StepContext& c, const char* name, std::int64_t in, std
                     double e) {
   Kernel kr = matmul(name, OpClass::Matmul, in, out, tokens, 1, e);
   if (c.kernels.fused_grad_accumulation) {
-    kr.hbm_bytes += (2 * c.precision.grad_accumulation - e) * dbl(in) * dbl(out);
+    kr.hbm_bytes += (2 * bytes(c.precision.grad_accumulation) - e) * dbl(in) * dbl(out);
   }
   return kr;
 }
@@ -110,8 +110,8 @@ inline bool accumulates_separately(const StepContext& c) {
          (c.micro_batches > 1 || c.precision.grad_accumulation != c.precision.gradients);
 }
 inline Kernel gradient_accumulation(const StepContext& c, double parameters) {
-  const double bytes = parameters * (c.precision.gradients + 2 * c.precision.grad_accumulation);
-  return elementwise("grad_accumulate", OpClass::Elementwise, parameters, 0, bytes);
+  const double traffic = parameters * (bytes(c.precision.gradients) + 2 * bytes(c.precision.grad_accumulation));
+  return elementwise("grad_accumulate", OpClass::Elementwise, parameters, 0, traffic);
 }
 
 // Tokens a norm, residual or dropout touches on this rank: the sequence is sharded under SP.

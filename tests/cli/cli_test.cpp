@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -126,4 +128,33 @@ TEST_CASE("cli: a bad override exits 2 and names it") {
 
 TEST_CASE("cli: an unknown option is a usage error, exit 2") {
   CHECK(run("run --no-such-flag").code == 2);
+}
+
+TEST_CASE("cli: an override outside its physical range exits 2 naming path, range and value") {
+  // The three overrides of issue 14 that used to exit 3 ("sim::Time: seconds value out of range").
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"cluster.calibration.task_overhead_us=1e30",
+       "/cluster/calibration/task_overhead_us: expected a number in [0, 1e+06], found 1e+30"},
+      {"cluster.chip.peak.bf16_tflops=1e308",
+       "/cluster/chip/peak/bf16_tflops: expected a number in [0.001, 1e+06], found 1e+308"},
+      {"cluster.chip.dma_bandwidth_GBps=1e-300",
+       "/cluster/chip/dma_bandwidth_GBps: expected 0 (not published) or a number in [0.001, 1e+07], found 1e-300"}};
+  for (const auto& [set, message] : cases) {
+    INFO(set);
+    const auto r = run("run '" + example("tiny-trn1.json") + "' --set " + set);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("(with --set " + set + "): " + message));
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("cli: the --dry-run output, run with --dry-run again, prints itself") {
+  const fs::path resolved = scratch("resolved.json");
+  const auto first = run("run '" + example("llama3.1-8b-trn2.json") + "' --dry-run --set cluster.fabric.leaf_radix=32");
+  REQUIRE(first.code == 0);
+  std::ofstream(resolved) << first.out;
+  const auto again = run("run '" + resolved.string() + "' --dry-run");
+  fs::remove(resolved);
+  REQUIRE(again.code == 0);
+  CHECK(again.out == first.out);
 }

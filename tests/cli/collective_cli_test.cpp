@@ -100,3 +100,22 @@ TEST_CASE("cli topology: --dot writes a Graphviz digraph") {
   for (std::size_t at = text.find("->"); at != std::string::npos; at = text.find("->", at + 2)) ++arrows;
   CHECK(arrows == 64);
 }
+
+TEST_CASE("cli collective: sizes are whole bytes with binary multiples, as nccl-tests reads them") {
+  // K, KB and KiB all mean 1024 (G: 2^30), in any case: -b 1KB -e 2kib -f 2 gives 1024 and 2048.
+  const auto r = run("collective --instance trn1.32xlarge --ranks 2 all-reduce -b 1KB -e 2kib -f 2");
+  REQUIRE(r.code == 0);
+  const auto rows = rows_of(r.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].size == 1024);
+  CHECK(rows[1].size == 2048);
+  const auto g = run("collective --instance trn1.32xlarge --ranks 2 all-reduce -b 1GiB -e 1G");
+  REQUIRE(g.code == 0);
+  REQUIRE(rows_of(g.out).size() == 1);
+  CHECK(rows_of(g.out)[0].size == 1073741824.0);
+  // Not a whole number of bytes, not positive, beyond 1 PiB, or below -b: usage errors.
+  for (const char* bad : {"-b 1.5KiB", "-b 0", "-b -1", "-e 2PiB", "-b 1MiB -e 1KiB", "-b 1XB"}) {
+    INFO(bad);
+    CHECK(run(std::string("collective --instance trn1.32xlarge all-reduce ") + bad).code == 2);
+  }
+}

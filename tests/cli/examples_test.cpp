@@ -40,3 +40,31 @@ TEST_CASE("examples: every file in configs/examples runs and its breakdown adds 
     for (const auto& m : j["memory"]) CHECK(m["fits"].get<bool>());
   }
 }
+
+TEST_CASE("examples: the chip's BF16 peak is the one declaration of the tensor engine's speed") {
+  // llama3.1-8b-trn2 is compute-bound (its bottleneck rank computes for ~90 % of the step), so a
+  // chip with twice the published peak must run it faster; MFU is then quoted against the new
+  // peak: model FLOPs = mfu x step x peak, the same in both runs (the model did not change).
+  const fs::path a = scratch("a.json"), b = scratch("b.json");
+  // `trnsim run llama3.1-8b-trn2.json EXTRA`
+  const auto run_example = [](const std::string& extra) {
+    std::string args = "run '";
+    args += example("llama3.1-8b-trn2.json");
+    args += "' ";
+    args += extra;
+    return run(args);
+  };
+  REQUIRE(run_example("--json '" + a.string() + "'").code == 0);
+  REQUIRE(run_example("--set cluster.chip.peak.bf16_tflops=1334 --json '" + b.string() + "'").code == 0);
+  const auto ra = nlohmann::json::parse(slurp(a))["results"], rb = nlohmann::json::parse(slurp(b))["results"];
+  fs::remove(a);
+  fs::remove(b);
+  const double step_a = ra["step_time_s"].get<double>(), step_b = rb["step_time_s"].get<double>();
+  CHECK(step_b < step_a);  // before the peak was the one declaration, the step did not change
+  CHECK(ra["model_flops_per_step"].get<double>() == rb["model_flops_per_step"].get<double>());
+  CHECK(rb["mfu"].get<double>() * step_b * 2 == Approx(ra["mfu"].get<double>() * step_a).epsilon(1e-9));
+  // The clock the peak implies cannot be set on its own.
+  const auto r = run_example("--set cluster.chip.core.tensor_clock_GHz=4.8");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/cluster/chip/core/tensor_clock_GHz: derived from /cluster/chip/peak/bf16_tflops"));
+}

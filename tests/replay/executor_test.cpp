@@ -116,26 +116,6 @@ TEST_CASE("executor: compute that starts while its rank communicates is slowed b
   CHECK(tl.spans[m].end == us(10));
 }
 
-namespace {
-// FixedCommunicator that also announces its collectives' duration (for HBM sharing).
-class ExpectingCommunicator final : public replay::Communicator {
- public:
-  ExpectingCommunicator(sim::Engine& engine, sim::Time t) : engine_(engine), t_(t) {}
-  void start_collective(const workload::Collective&, sim::InlineHandler done) override {
-    engine_.schedule_in(t_, std::move(done));
-  }
-  void start_transfer(std::int32_t, std::int32_t, double, std::span<const replay::RankPair>,
-                      sim::InlineHandler done) override {
-    engine_.schedule_in(t_, std::move(done));
-  }
-  double expected_seconds(const workload::Collective&) override { return t_.to_seconds(); }
-
- private:
-  sim::Engine& engine_;
-  sim::Time t_;
-};
-}  // namespace
-
 TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute that starts during it") {
   // A 10 us all-reduce of 1 MB over 2 ranks moves (2 x bus factor 1 + reduction 1/2) x 1 MB =
   // 2.5 MB through each member's HBM: D = 2.5e6 / 10e-6 = 2.5e11 B/s. With H = 1e12 B/s, compute
@@ -153,7 +133,7 @@ TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute 
   g.collectives[0].bytes = 1e6;
   g.collectives[0].groups = {{0, 1}};
   sim::Engine engine;
-  ExpectingCommunicator comm(engine, us(10));
+  test::ExpectingCommunicator comm(engine, us(10));
   const std::vector<double> seconds{3e-6};
   replay::ExecutorOptions options;
   options.hbm_sharing.rank_hbm_bytes_per_s = 1e12;

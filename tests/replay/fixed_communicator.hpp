@@ -29,4 +29,23 @@ class FixedCommunicator final : public replay::Communicator {
   sim::Time collective_, transfer_;
 };
 
+// A FixedCommunicator whose collectives and transfers all take `t`, and which announces that time
+// as the collectives' expected duration (the executor's HBM sharing needs it).
+class ExpectingCommunicator final : public replay::Communicator {
+ public:
+  ExpectingCommunicator(sim::Engine& engine, sim::Time t) : engine_(engine), t_(t) {}
+  void start_collective(const workload::Collective&, sim::InlineHandler done) override {
+    engine_.schedule_in(t_, std::move(done));
+  }
+  void start_transfer(std::int32_t, std::int32_t, double, std::span<const replay::RankPair>,
+                      sim::InlineHandler done) override {
+    engine_.schedule_in(t_, std::move(done));
+  }
+  double expected_seconds(const workload::Collective&) override { return t_.to_seconds(); }
+
+ private:
+  sim::Engine& engine_;
+  sim::Time t_;
+};
+
 }  // namespace trnsim::test

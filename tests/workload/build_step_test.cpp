@@ -271,14 +271,14 @@ TEST_CASE("build_step: plans that do not fit are errors naming the field") {
   CHECK_THAT(build_error(m, training(256, 8, 1), parallelism(1, 7, 1, false, Recompute::None)),
              Catch::StartsWith("/parallelism/pp:") && Catch::Contains("exceed layers (6)"));
   CHECK(build_error(m, training(256, 8, 1), parallelism(1, 4, 1, false, Recompute::None)).empty());
-  // 2 stages x 4 chunks = 8 chunks for 6 layers.
+  // 2 stages x 4 chunks = 8 chunks for 6 layers: the stages fit, their virtual stages do not.
   CHECK_THAT(build_error(m, training(256, 8, 1),
                          parallelism(1, 2, 1, false, Recompute::None, PipelineSchedule::Interleaved, 4)),
-             Catch::StartsWith("/parallelism/pp:") && Catch::Contains("8 model chunks exceed layers (6)"));
+             Catch::StartsWith("/parallelism/virtual_stages:") && Catch::Contains("8 model chunks exceed layers (6)"));
   // Virtual stages need the interleaved schedule.
   CHECK_THAT(build_error(m, training(256, 8, 1), parallelism(1, 2, 1, false, Recompute::None,
                                                              PipelineSchedule::OneFOneB, 3)),
-             Catch::StartsWith("/parallelism/virtual_stages:"));
+             Catch::StartsWith("/parallelism/schedule: virtual_stages 3 needs schedule \"1f1b-interleaved\""));
   // Interleaving over v = 2 chunks needs the micro-batches (6 = 6 / 1) to be a multiple of pp (4).
   CHECK_THAT(build_error(gpt(8, 256, 4, 1000), training(256, 6, 1),
                          parallelism(1, 4, 1, false, Recompute::None, PipelineSchedule::Interleaved, 2)),
@@ -293,7 +293,7 @@ TEST_CASE("build_step: plans that do not fit are errors naming the field") {
              Catch::StartsWith("/parallelism/sequence_parallel: tp (4) does not divide seq_len (254)"));
   // dp x micro_batch must divide the global batch.
   CHECK_THAT(build_error(m, training(256, 8, 3), parallelism(1, 1, 1, false, Recompute::None)),
-             Catch::StartsWith("/training/global_batch: 8 is not a multiple"));
+             Catch::StartsWith("/training/global_batch: 8 is not divisible by dp x micro_batch = 1 x 3 = 3"));
   auto p = parallelism(1, 1, 1, false, Recompute::None);
   p.recompute.reset();
   CHECK_THAT(build_error(m, training(256, 8, 1), p), Catch::StartsWith("/parallelism/recompute: not resolved"));

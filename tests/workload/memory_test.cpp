@@ -39,8 +39,8 @@ TEST_CASE("memory: ZeRO-1 optimizer state is 12 bytes per parameter over dp") {
   // fp32 moments, as torch-neuronx's BERT tutorial): 2 + 2 + 2 x 4.
   SoftwareSpec sr;
   PrecisionRecipe r;
-  r.grad_accumulation = 2;
-  r.master_weights = 0;
+  r.grad_accumulation = Storage::Bf16;
+  r.master_weights = Storage::None;
   sr.precision.push_back({Precision::Bf16, r});
   const auto lean = estimate_memory(m, t, p, sr);
   CHECK(lean.stages[0].gradients == Approx(2 * stage0));

@@ -47,9 +47,9 @@ TEST_CASE("plan: a TP or PP plan that does not fit is an error naming the field"
   CHECK_THAT(plan_error(m, t, parallelism(1, 32, 1, false, Recompute::None), 0),
              Catch::StartsWith("/parallelism/pp:") && Catch::Contains("exceed layers (30)"));
   CHECK(plan_error(m, t, parallelism(1, 8, 1, false, Recompute::None), 0).empty());
-  // 8 stages x 4 chunks = 32 chunks for 30 layers.
+  // 8 stages x 4 chunks = 32 chunks for 30 layers: 8 stages alone fit, the virtual stages do not.
   CHECK_THAT(plan_error(m, t, parallelism(1, 8, 1, false, Recompute::None, PipelineSchedule::Interleaved, 4), 0),
-             Catch::StartsWith("/parallelism/pp:") && Catch::Contains("32 model chunks exceed layers (30)"));
+             Catch::StartsWith("/parallelism/virtual_stages:") && Catch::Contains("32 model chunks exceed layers (30)"));
   // 5 stages x 2 chunks = 10 divides 30, but interleaving needs micro-batches (64) % pp (5).
   CHECK_THAT(plan_error(m, t, parallelism(1, 5, 1, false, Recompute::None, PipelineSchedule::Interleaved, 2), 0),
              Catch::StartsWith("/training/global_batch:"));

@@ -12,11 +12,13 @@
 
 namespace trnsim::config {
 
+// Configuration keys: kNetworkFields in src/config/experiment_fields.cpp.
 struct NetworkOptions {
   net::NetworkModelKind model = net::NetworkModelKind::Analytic;
   std::string algorithm = "auto";  // collective algorithm, or "auto" (net::choose_algorithm)
 };
 
+// Configuration keys: kMeasuredFields in src/config/experiment_fields.cpp.
 struct Measured {
   double step_time_s = 0;
   std::string published, derivation, unpublished, note;

@@ -12,7 +12,9 @@
 //            tensor_instruction_overhead_cycles (calibration). Causal products skip the rows above
 //            the diagonal pass by pass.
 //   time     batch x cycles / (clock x cores x matmul_efficiency x r(dtype)); r = peak(dtype) /
-//            peak(bf16) from the chip's published peaks (fp32 on trn1: 1/4), 1 for FP8.
+//            peak(bf16) from the chip's published peaks (fp32 on trn1: 1/4), 1 for FP8. The clock
+//            is derived from the chip's published BF16 peak (hw::CoreSpec::tensor_clock_hz), so
+//            full tiles with no overhead give the peak's per-core share (trn1 95, trn2 83.4 TFLOPS).
 //   PSUM     the results (m x n x batch, fp32) are copied out of PSUM by the vector engine,
 //            overlapped with the array (unless the kernel consumes them in place: flash).
 //   SBUF     each operand is read from HBM once while the smaller one fits half of SBUF; beyond,

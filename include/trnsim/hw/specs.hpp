@@ -1,24 +1,38 @@
 #pragma once
 // Hardware specifications as plain structs, in SI units (bytes, bytes/s, seconds, FLOP/s, Hz).
 // Filled by the config layer from configs/hardware/*.json (whose keys carry their units); every
-// other layer reads them. No behaviour here beyond derived figures.
+// other layer reads them. No behaviour here beyond derived figures. Each enum's spellings
+// (trnsim/enum_names.hpp) follow it; each struct's configuration keys, units and ranges are one
+// table in the config layer (src/config/hardware_fields.cpp).
+#include <array>
 #include <cstdint>
 #include <string>
+
+#include "trnsim/enum_names.hpp"
 
 namespace trnsim::hw {
 
 enum class Family : std::uint8_t { Trainium, Gpu };
+constexpr auto enum_table(Family) {
+  return std::array{EnumName{Family::Trainium, "trainium"}, EnumName{Family::Gpu, "gpu"}};
+}
 
 // Numeric formats the tensor engine (or tensor cores) can run.
 enum class Dtype : std::uint8_t { Fp32, Tf32, Bf16, Fp16, Fp8 };
+constexpr auto enum_table(Dtype) {
+  return std::array{EnumName{Dtype::Fp32, "fp32"}, EnumName{Dtype::Tf32, "tf32"}, EnumName{Dtype::Bf16, "bf16"},
+                    EnumName{Dtype::Fp16, "fp16"}, EnumName{Dtype::Fp8, "fp8"}};
+}
 
 // Peak dense FLOP/s of one *chip* per format (GPU: one GPU).
+// Configuration keys: kPeakFields in src/config/hardware_fields.cpp.
 struct PeakFlops {
   double fp32 = 0, tf32 = 0, bf16 = 0, fp16 = 0, fp8 = 0;
   double of(Dtype d) const;
 };
 
 // One engine of a NeuronCore that streams elements (vector, scalar, gpsimd); GPU: CUDA cores.
+// Configuration keys: kStreamEngineFields in src/config/hardware_fields.cpp.
 struct StreamEngine {
   double elements_per_cycle = 0;
   double clock_hz = 0;
@@ -26,10 +40,14 @@ struct StreamEngine {
 };
 
 // One physical NeuronCore (GPU: one GPU's SMs taken together).
+// Configuration keys: kCoreFields in src/config/hardware_fields.cpp.
 struct CoreSpec {
   std::string name;            // "NeuronCore-v2", "A100 SMs"
   int pe_rows = 128;           // tensor engine systolic array (contraction dimension)
   int pe_cols = 128;           // tensor engine output columns
+  // Derived, not configured (config, hardware_fields.cpp): on Trainium the chip's published BF16
+  // peak / (2 x pe_rows x pe_cols x physical_cores), so that the peak MFU is quoted against and
+  // the rate the cost model tiles at are one figure; 0 = no systolic-array model (GPUs).
   double tensor_clock_hz = 0;
   int fp8_contraction_factor = 1;  // FP8 doubles the contraction on NeuronCore-v3
   StreamEngine vector;
@@ -51,9 +69,13 @@ struct CoreSpec {
 // How the training stack computes the attention core: flash-style (scores stay on chip) or
 // materialized (the s x s scores and probabilities go through HBM between kernels).
 enum class AttentionKernel : std::uint8_t { Flash, Materialized };
+constexpr auto enum_table(AttentionKernel) {
+  return std::array{EnumName{AttentionKernel::Flash, "flash"}, EnumName{AttentionKernel::Materialized, "materialized"}};
+}
 
 // Calibration constants: sustained fractions of peak and fixed costs. They live in the hardware
 // file with their provenance and apply to every run on that hardware alike.
+// Configuration keys: kCalibrationFields in src/config/hardware_fields.cpp.
 struct Calibration {
   // Sustained fraction of the tensor peak while a matmul streams: GPUs, inside a GEMM tile's main
   // loop; NeuronCore, the fraction of cycles the array streams a moving column once an instruction
@@ -73,6 +95,7 @@ struct Calibration {
   std::string source;
 };
 
+// Configuration keys: kChipFields in src/config/hardware_fields.cpp.
 struct ChipSpec {
   std::string name;                 // "Trainium", "Trainium2", "A100-SXM4-80GB"
   Family family = Family::Trainium;
@@ -98,12 +121,18 @@ enum class IntraTopology : std::uint8_t {
   NvSwitch,     // GPUs behind NVSwitch
   Switched,     // trn3: NeuronSwitch fabric
 };
+constexpr auto enum_table(IntraTopology) {
+  return std::array{EnumName{IntraTopology::Single, "single"}, EnumName{IntraTopology::Torus2D, "torus2d"},
+                    EnumName{IntraTopology::NvSwitch, "nvswitch"}, EnumName{IntraTopology::Switched, "switched"}};
+}
 
+// Configuration keys: kLinkFields in src/config/hardware_fields.cpp.
 struct LinkSpec {
   double bandwidth = 0;  // bytes/s, one direction
   double latency = 0;    // seconds per hop
 };
 
+// Configuration keys: kInstanceFields (with kEfaFields for "efa") in src/config/hardware_fields.cpp.
 struct InstanceSpec {
   std::string name;                  // preset name, "trn1.32xlarge"
   int chips = 1;                     // chips (GPUs) per instance
@@ -134,6 +163,7 @@ struct InstanceSpec {
 };
 
 // The fabric between instances: a rail-optimised two-level Clos (leaf per rail, spine).
+// Configuration keys: kFabricFields in src/config/hardware_fields.cpp.
 struct FabricSpec {
   double oversubscription = 1.0;   // leaf uplink : downlink bandwidth ratio 1:x (x >= 1)
   double switch_latency = 0;       // seconds per switch traversal
@@ -141,6 +171,7 @@ struct FabricSpec {
   int spines = 8;                  // spine switches: the ECMP width between any two leaves
 };
 
+// Configuration keys: parse_cluster in src/config/load_experiment.cpp (instance keys, count or devices, fabric).
 struct ClusterSpec {
   InstanceSpec instance;
   int instances = 1;

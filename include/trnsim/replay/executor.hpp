@@ -2,16 +2,22 @@
 // Executor: runs a StepGraph on the event engine. Each simulated rank has one stream per
 // workload::Stream kind; a task starts when its dependency count reaches zero and its stream is
 // free (ready tasks queue per stream in the order they became ready). A collective call starts on
-// the network when every simulated member task (same Task::call) has reached it; its members hold their streams until it
-// ends. Compute tasks take the cost model's time, stretched by `comm_compute_slowdown` when the
-// rank has a collective or transfer on the network at the task's start (GPUs run NCCL on SMs).
-// Trainium runs collectives on dedicated cores, but their DMA traffic shares the chip's HBM: a
-// compute task that starts while the rank's collectives ask D bytes/s of HBM is priced with
-// H / (H + D) of the rank's HBM bandwidth H: compute (which alone could use all of H) and the
-// collectives share it in proportion to what each asks, so the share stays above 1/2 while
-// D < H and degrades smoothly beyond (on trn2, a TP all-reduce inside a chip asks about 2.4 H).
-// The collectives' own slowdown is not modelled. Both effects are taken at the task's start and
-// held for its duration.
+// the network when every simulated member task (same Task::call) has reached it; its members hold
+// their streams until it ends (Span::start: the member reached the call; Span::active: the call
+// started on the network, so [start, active) is time spent waiting for the other members).
+//
+// Compute and communication interact while a rank has a collective or transfer on the network.
+// GPUs run NCCL on their SMs: compute runs at rate 1 / `comm_compute_slowdown` while the rank has
+// anything on the network (however many calls; two overlapping collectives count once), at rate 1
+// otherwise. Trainium runs collectives on dedicated cores, but their DMA traffic shares the chip's
+// HBM: while the rank's collectives ask D bytes/s of HBM, compute is priced with H / (H + D) of
+// the rank's HBM bandwidth H: compute (which alone could use all of H) and the collectives share
+// it in proportion to what each asks, so the share stays above 1/2 while D < H and degrades
+// smoothly beyond (on trn2, a TP all-reduce inside a chip asks about 2.4 H). The collectives' own
+// slowdown is not modelled. Both are rates, not durations fixed at a task's start: when the
+// rank's network activity changes during a compute task, the task keeps the fraction of its work
+// already done and runs the rest at the new rate (its completion event is cancelled and
+// rescheduled), so a task is slowed exactly for the part of it that overlaps communication.
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -30,7 +36,8 @@ namespace trnsim::replay {
 // collective's expected (closed-form) time.
 struct HbmSharing {
   double rank_hbm_bytes_per_s = 0;  // H: the rank's sustained HBM bandwidth; 0 = not modelled
-  // Duration of StepGraph::works[work] when compute keeps `share` (0, 1] of H.
+  // Duration of StepGraph::works[work] when compute keeps `share` (0, 1] of H. Called when a
+  // compute task starts while its rank communicates, and again whenever D changes during it.
   std::function<double(std::uint32_t work, double share)> task_seconds;
 };
 
@@ -48,7 +55,8 @@ double collective_hbm_bytes(workload::CollectiveOp op, int ranks, double bytes);
 // dependency cycle, collective calls included (workload/step_graph_order.hpp); throws
 // InternalError if tasks are still left waiting at the end (a collective member holding its
 // stream ahead of a task its call waits for). Cost: O(tasks + edges) plus the engine's and
-// network's work.
+// network's work, plus O(streams) per change of a rank's network activity and one cancelled and
+// rescheduled event per compute task whose rate it changes.
 Timeline execute(sim::Engine& engine, const workload::StepGraph& graph,
                  std::span<const double> work_seconds, Communicator& comm,
                  const ExecutorOptions& options = {});

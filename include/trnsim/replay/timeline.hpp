@@ -8,6 +8,8 @@
 
 namespace trnsim::replay {
 
+// A collective member's [start, active) is its wait for the call's other members; the reports
+// charge only [active, end) to communication (report/analysis/breakdown.hpp, critical_path.hpp).
 struct Span {
   sim::Time start;   // the task took its stream (a collective member: it reached the call)
   sim::Time active;  // work began: compute start, or the collective/transfer started on the network

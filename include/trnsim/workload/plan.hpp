@@ -3,6 +3,7 @@
 // the rank layout (which real rank holds which TP/DP/PP coordinate), and precision byte sizes.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trnsim/hw/specs.hpp"
@@ -52,11 +53,28 @@ struct Plan {
 // - When C divides L every chunk has L / C layers (the even split). C > L is an error.
 // Llama 3.1 405B (126 layers) on pp 16: chunks 1..14 have 8 layers, chunks 0 and 15 have 7.
 
-// Contract: throws InputError naming the JSON path ("/parallelism/schedule: not resolved",
-// "/parallelism/tp: 12 does not divide heads (32)", "/parallelism/pp: ... exceeds layers") when a
-// field is unset or the plan does not fit the model, the batch or `total_ranks` (0: not checked).
-// pp x virtual_stages need not divide the layers (see the split rule above), but each chunk
-// needs at least one layer.
+// Contract: throws InputError "PATH/KEY: ..." (PATH "/model" in an experiment, "" in a model
+// file) unless the shape is consistent: sizes >= 1, heads divides hidden, kv_heads (0 = heads)
+// divides heads, experts_per_token in [1, experts] for a mixture of experts and 0 for a dense
+// model, a position table size only with learned positions.
+void check_model(const ModelSpec& model, std::string_view path = "/model");
+
+// Contract: throws InputError naming the JSON path ("/parallelism/tp: 12 does not divide heads
+// (32)", "/parallelism/pp: ... exceed layers") when the plan cannot run `model` on the batch and
+// on `total_ranks` ranks (0: not checked; `ranks_detail`, e.g. "1 trn1.32xlarge x 32 ranks each",
+// says where they come from). A field left unset ("not published") is skipped, so this is the
+// one validator both of a file with unpublished fields (the config layer adds the file name) and
+// of the resolved plan (make_plan). pp x virtual_stages need not divide the layers (see the split
+// rule above), but each chunk needs at least one layer.
+void check_plan(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& parallelism,
+                std::int64_t total_ranks, std::string_view ranks_detail = {});
+
+// Contract: throws InputError ("/parallelism/rank_order: ...") unless `order` names tp, dp and pp
+// once each, comma-separated.
+void check_rank_order(const std::string& order);
+
+// Contract: check_model and check_plan, then throws InputError naming the JSON path
+// ("/parallelism/schedule: not resolved") when a field is unset.
 Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& parallelism,
                std::int64_t total_ranks);
 
@@ -67,8 +85,7 @@ class RankLayout {
   struct Coord {
     std::int64_t tp = 0, dp = 0, pp = 0;
   };
-  // Contract: throws InputError ("/parallelism/rank_order: ...") unless `order` is a permutation
-  // of tp, dp, pp.
+  // Contract: throws InputError as check_rank_order does.
   RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const std::string& order);
   std::int32_t rank(std::int64_t tp_i, std::int64_t dp_i, std::int64_t pp_i) const;
   Coord coord(std::int32_t rank) const;

@@ -3,11 +3,13 @@
 // can do (DESIGN.md, "Software model"). Filled by the config layer from configs/software/*.json;
 // every fact there carries its source. The workload builder, the memory model and the plan rule
 // honour these fields; the hardware presets hold physics only.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "trnsim/enum_names.hpp"
 #include "trnsim/hw/specs.hpp"
 #include "trnsim/net/collective_policy.hpp"
 #include "trnsim/workload/specs.hpp"
@@ -15,6 +17,7 @@
 namespace trnsim::workload {
 
 // Plan fields a stack fills in when an experiment leaves them null ("not published").
+// Configuration keys: kPlanDefaultsFields in src/config/software_fields.cpp.
 struct PlanDefaults {
   std::optional<std::int64_t> micro_batch;
   std::optional<bool> sequence_parallel;
@@ -33,22 +36,48 @@ struct Recipe {
   std::string source;
 };
 
-// Storage formats of the training state, bytes per element. 0 bytes for master_weights = no
-// separate master copy (the weights themselves are updated, e.g. bf16 with stochastic rounding).
+// Storage format of one part of the training state.
+enum class Storage : std::uint8_t { Fp32, Bf16, Fp16, Fp8, None };
+constexpr auto enum_table(Storage) {
+  return std::array{EnumName{Storage::Fp32, "fp32"}, EnumName{Storage::Bf16, "bf16"},
+                    EnumName{Storage::Fp16, "fp16"}, EnumName{Storage::Fp8, "fp8"},
+                    EnumName{Storage::None, "none"}};
+}
+// Bytes per element; None (no such copy) 0.
+constexpr double bytes(Storage s) {
+  switch (s) {
+    case Storage::Fp32: return 4;
+    case Storage::Bf16:
+    case Storage::Fp16: return 2;
+    case Storage::Fp8: return 1;
+    case Storage::None: return 0;
+  }
+  return 0;
+}
+
+// Neuron compiler --auto-cast: which fp32 operations run at the cast type's rate.
+enum class AutoCast : std::uint8_t { None, Matmult, All };
+constexpr auto enum_table(AutoCast) {
+  return std::array{EnumName{AutoCast::None, "none"}, EnumName{AutoCast::Matmult, "matmult"},
+                    EnumName{AutoCast::All, "all"}};
+}
+
+// How the stack stores the training state. master_weights None = no separate master copy (the
+// weights themselves are updated, e.g. bf16 with stochastic rounding).
+// Configuration keys: kPrecisionFields in src/config/software_fields.cpp.
 struct PrecisionRecipe {
-  double weights = 2;            // the weights forward and backward read
-  double gradients = 2;          // gradients as produced and as reduced over data parallelism
-  double grad_accumulation = 4;  // the buffer gradients accumulate in across micro-batches
-  double master_weights = 4;     // fp32 master copy held by the optimizer (0 = none)
-  double optimizer_states = 4;   // each optimizer moment
+  Storage weights = Storage::Bf16;            // the weights forward and backward read
+  Storage gradients = Storage::Bf16;          // gradients as produced and as reduced over DP
+  Storage grad_accumulation = Storage::Fp32;  // the buffer gradients accumulate in across micro-batches
+  Storage master_weights = Storage::Fp32;     // fp32 master copy held by the optimizer
+  Storage optimizer_states = Storage::Fp32;   // each optimizer moment
   bool stochastic_rounding = false;
-  // Neuron compiler --auto-cast: whether fp32 matmuls run at the cast type's rate.
-  enum class AutoCast : std::uint8_t { None, Matmult, All };
   AutoCast fp32_autocast = AutoCast::None;
   hw::Dtype autocast_type = hw::Dtype::Bf16;
 };
 
 // Which kernels the stack runs: what is fused and how attention is computed.
+// Configuration keys: kKernelsFields in src/config/software_fields.cpp.
 struct Kernels {
   hw::AttentionKernel attention = hw::AttentionKernel::Flash;
   bool fused_softmax = true;           // scale + mask + softmax in one kernel (materialized attention)
@@ -64,7 +93,12 @@ enum class DpReduction : std::uint8_t {
   Overlapped,     // bucketed, during the backward pass of the last micro-batch (PyTorch DDP)
   AfterBackward,  // once, after the backward pass of the last micro-batch (Megatron-LM 2021 local DDP)
 };
+constexpr auto enum_table(DpReduction) {
+  return std::array{EnumName{DpReduction::Overlapped, "overlapped"},
+                    EnumName{DpReduction::AfterBackward, "after-backward"}};
+}
 
+// Configuration keys: kOverlapFields in src/config/software_fields.cpp.
 struct Overlap {
   DpReduction dp_reduction = DpReduction::Overlapped;
   bool tp_comm = false;  // tensor-parallel collectives overlap with independent compute
@@ -81,6 +115,7 @@ struct PrecisionEntry {
   PrecisionRecipe recipe;
 };
 
+// Configuration keys: kSoftwareFields in src/config/software_fields.cpp.
 struct SoftwareSpec {
   std::string name;    // preset name
   std::string source;

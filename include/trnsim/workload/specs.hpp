@@ -3,18 +3,31 @@
 // filled by the config layer. std::optional marks a field the user left null ("not published"):
 // trnsim chooses it by its documented rule (replay::search_plan: the fastest plan that fits in
 // memory), never silently.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "trnsim/enum_names.hpp"
 #include "trnsim/hw/specs.hpp"
 
 namespace trnsim::workload {
 
+// Each enum's spellings (trnsim/enum_names.hpp) follow it.
 enum class MlpKind : std::uint8_t { Gelu, SwiGlu };
+constexpr auto enum_table(MlpKind) {
+  return std::array{EnumName{MlpKind::Gelu, "gelu"}, EnumName{MlpKind::SwiGlu, "swiglu"}};
+}
 enum class NormKind : std::uint8_t { LayerNorm, RmsNorm };
+constexpr auto enum_table(NormKind) {
+  return std::array{EnumName{NormKind::LayerNorm, "layernorm"}, EnumName{NormKind::RmsNorm, "rmsnorm"}};
+}
 enum class ModelArch : std::uint8_t { Decoder, Encoder };  // GPT/Llama decoders, BERT encoder
+constexpr auto enum_table(ModelArch) {
+  return std::array{EnumName{ModelArch::Decoder, "decoder"}, EnumName{ModelArch::Encoder, "encoder"}};
+}
 
+// Configuration keys: kModelFields in src/config/workload_fields.cpp.
 struct ModelSpec {
   std::string name;
   ModelArch arch = ModelArch::Decoder;
@@ -49,8 +62,18 @@ enum class Precision : std::uint8_t {
   Fp16,    // like Bf16 (mixed precision)
   Fp8,     // fp8 matmuls, bf16 activations, fp32 master weights and states
 };
+constexpr auto enum_table(Precision) {
+  return std::array{EnumName{Precision::Fp32, "fp32"}, EnumName{Precision::Tf32, "tf32"},
+                    EnumName{Precision::Bf16, "bf16"},  EnumName{Precision::Bf16Sr, "bf16-sr"},
+                    EnumName{Precision::Fp16, "fp16"},  EnumName{Precision::Fp8, "fp8"}};
+}
 enum class Optimizer : std::uint8_t { Adam, AdamW, Sgd };
+constexpr auto enum_table(Optimizer) {
+  return std::array{EnumName{Optimizer::Adam, "adam"}, EnumName{Optimizer::AdamW, "adamw"},
+                    EnumName{Optimizer::Sgd, "sgd"}};
+}
 
+// Configuration keys: kTrainingFields in src/config/workload_fields.cpp.
 struct TrainingSpec {
   std::int64_t seq_len = 0;
   std::int64_t global_batch = 0;             // sequences per optimizer step
@@ -62,8 +85,17 @@ struct TrainingSpec {
 };
 
 enum class PipelineSchedule : std::uint8_t { GPipe, OneFOneB, Interleaved };
+constexpr auto enum_table(PipelineSchedule) {
+  return std::array{EnumName{PipelineSchedule::GPipe, "gpipe"}, EnumName{PipelineSchedule::OneFOneB, "1f1b"},
+                    EnumName{PipelineSchedule::Interleaved, "1f1b-interleaved"}};
+}
 enum class Recompute : std::uint8_t { None, Selective, Full };
+constexpr auto enum_table(Recompute) {
+  return std::array{EnumName{Recompute::None, "none"}, EnumName{Recompute::Selective, "selective"},
+                    EnumName{Recompute::Full, "full"}};
+}
 
+// Configuration keys: kParallelismFields in src/config/workload_fields.cpp.
 struct ParallelismSpec {
   std::int64_t tp = 1;
   std::int64_t pp = 1;

@@ -75,9 +75,12 @@ Breakdown breakdown_of(const workload::StepGraph& graph, const replay::Timeline&
   for (const workload::TaskId t : tasks) {
     const auto& task = graph.tasks[t];
     const auto& span = timeline.spans[t];
-    if (span.end <= span.start) continue;
+    // A collective member counts from the call's start on the network: before it, the rank
+    // waits for another member (another stage, the drain), which is no communication of its own.
+    const sim::Time begin = task.kind == TaskKind::Collective ? span.active : span.start;
+    if (span.end <= begin) continue;
     const Part part = task.kind == TaskKind::Compute ? compute_part(task.category) : comm_part(task.stream);
-    intervals.push_back({span.start, span.end, part, priority_of(part)});
+    intervals.push_back({begin, span.end, part, priority_of(part)});
   }
   // Sweep the elementary segments between all interval boundaries; each goes to the active
   // interval of best priority, or to the bubble.

@@ -97,8 +97,9 @@ void pipeline_rules(const StepReport& r, std::vector<Finding>& out) {
   const double step = r.step_time_s;
   const double bubble = part(r, Part::Bubble);
   out.push_back({"pipeline_bubble",
-                 fmt::format("stage {} idles {:.4g} s ({:.1f} % of the step) with nothing to compute; the {} "
-                             "closed form (p-1)/({}m+p-1) gives {:.1f} % for p = {}, m = {}{}",
+                 fmt::format("stage {} idles {:.4g} s ({:.1f} % of the step) with nothing to compute or waiting in a "
+                             "collective for another stage; the {} closed form (p-1)/({}m+p-1) gives {:.1f} % "
+                             "for p = {}, m = {}{}",
                              r.bottleneck_stage, bubble, pct(bubble, step), schedule_name(p.schedule),
                              p.schedule == workload::PipelineSchedule::Interleaved ? "v " : "",
                              100 * ideal_bubble_share(p), p.pp, p.micro_batches,

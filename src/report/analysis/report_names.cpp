@@ -1,6 +1,8 @@
 // Spellings of the cost model's and the plan's enums in the reports (declared in step_report.hpp).
 #include "trnsim/report/analysis/step_report.hpp"
 
+#include "trnsim/enum_names.hpp"
+
 namespace trnsim::report {
 
 std::string_view engine_name(cost::Engine e) {
@@ -27,22 +29,7 @@ std::string_view op_class_name(cost::OpClass c) {
   return "?";
 }
 
-std::string_view schedule_name(workload::PipelineSchedule s) {
-  switch (s) {
-    case workload::PipelineSchedule::GPipe: return "gpipe";
-    case workload::PipelineSchedule::OneFOneB: return "1f1b";
-    case workload::PipelineSchedule::Interleaved: return "1f1b-interleaved";
-  }
-  return "?";
-}
-
-std::string_view recompute_name(workload::Recompute r) {
-  switch (r) {
-    case workload::Recompute::None: return "none";
-    case workload::Recompute::Selective: return "selective";
-    case workload::Recompute::Full: return "full";
-  }
-  return "?";
-}
+std::string_view schedule_name(workload::PipelineSchedule s) { return trnsim::to_string(s); }
+std::string_view recompute_name(workload::Recompute r) { return trnsim::to_string(r); }
 
 }  // namespace trnsim::report

@@ -12,7 +12,7 @@ using nlohmann::json;
 json with_plan(json experiment, const workload::Plan& p, hw::AttentionKernel attention) {
   if (!experiment.is_object()) return experiment;
   experiment["training"]["micro_batch"] = p.micro_batch;
-  experiment["training"]["attention"] = attention == hw::AttentionKernel::Flash ? "flash" : "materialized";
+  experiment["training"]["attention"] = trnsim::to_string(attention);
   json& par = experiment["parallelism"];
   par["sequence_parallel"] = p.sequence_parallel;
   par["zero"] = p.zero;

@@ -1,8 +1,11 @@
 #pragma once
 // Where one rank's step time goes. Every instant of [0, step time] is given to exactly one part,
 // so the parts add up to the step time: compute by category when the compute stream is busy;
-// otherwise the communication the rank is in (TP before pipeline before DP, the order in which a
-// waiting compute stream most directly depends on them); otherwise the pipeline bubble.
+// otherwise the communication the rank has on the network (TP before pipeline before DP, the
+// order in which a waiting compute stream most directly depends on them); otherwise the pipeline
+// bubble. A collective is communication only from its start on the network (Span::active) to its
+// end: a member that reached the call earlier waits for the last member to arrive (the drain of
+// the pipeline, a slower stage), and that wait is charged to what it waits for, the bubble.
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -15,8 +18,8 @@ namespace trnsim::report {
 
 enum class Part : std::uint8_t {
   Forward, Backward, Recompute, Optimizer,  // compute stream busy
-  ExposedTp, ExposedPp, ExposedDp,          // compute idle, rank communicating
-  Bubble,                                   // compute idle, nothing to do
+  ExposedTp, ExposedPp, ExposedDp,          // compute idle, rank communicating on the network
+  Bubble,                                   // compute idle, nothing to do or waiting for a peer
 };
 inline constexpr int kPartCount = 8;
 std::string_view part_name(Part p);  // "forward", ..., "exposed_tp_comm", ..., "pipeline_bubble"

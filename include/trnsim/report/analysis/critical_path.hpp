@@ -2,12 +2,14 @@
 // The critical path of a step: the chain of tasks and transfers that sets the step time. It is
 // found by walking back from the task that ends last. At each task the walk takes the predecessor
 // whose end most determines the task's start: one of its dependencies or the previous task on
-// the same (rank, stream), whichever ended last (a dependency on ties). A collective runs from
-// the moment its last member arrived; the walk continues from that member, so the time earlier
-// members spent waiting for it is not on the path. Where the chosen predecessor ended before the
-// task started (a task ready at time 0 that started later, or a cycle of zero-length tasks the
-// walk refuses to revisit), the gap is its own "waiting" segment. The segments therefore tile
-// [0, step time]: the path's length is the step time.
+// the same (rank, stream), whichever ended last (a dependency on ties). A collective's segment is
+// its time on the network only (Span::active, when its last member arrived, to its end), charged
+// to its communication category; the walk continues from that last member, so the time earlier
+// members spent waiting at the call is on the path as what the last member was doing (in a
+// pipeline drain, stage 0's backward pass), counted once. Where the chosen predecessor ended
+// before the task started (a task ready at time 0 that started later, or a cycle of zero-length
+// tasks the walk refuses to revisit), the gap is its own "waiting" segment. The segments
+// therefore tile [0, step time]: the path's length is the step time.
 #include <array>
 #include <cstdint>
 #include <string>

@@ -1,0 +1,214 @@
+// The field tables of the software specs (include/trnsim/workload/software.hpp): a software
+// preset (configs/software/*.json, or an experiment's "software" object expanded over it) and the
+// collective library it names (configs/collectives/*.json -> net::CollectivePolicy).
+#include <limits>
+
+#include <fmt/core.h>
+
+#include "field_table.hpp"
+#include "parse.hpp"
+#include "trnsim/config/presets.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/net/collective.hpp"
+
+namespace trnsim::config::detail {
+namespace {
+
+using workload::Kernels;
+using workload::Overlap;
+using workload::PlanDefaults;
+using workload::PrecisionRecipe;
+using workload::Recipe;
+using workload::SoftwareSpec;
+
+constexpr Range kDegree{1, 1 << 20};
+
+// What a stack fills in for unset plan fields; absent or null: the stack does not say.
+constexpr Field<PlanDefaults> kPlanDefaultsFields[] = {
+    documentation<PlanDefaults>(),
+    integer<&PlanDefaults::micro_batch>("micro_batch", kDegree, "sequences per micro-batch"),
+    value<&PlanDefaults::sequence_parallel>("sequence_parallel", "sequence parallelism with tp"),
+    integer<&PlanDefaults::zero>("zero", {0, 1}, "ZeRO stage (0 or 1)"),
+    value<&PlanDefaults::schedule>("schedule", "gpipe, 1f1b or 1f1b-interleaved"),
+    integer<&PlanDefaults::virtual_stages>("virtual_stages", kDegree, "interleaved model chunks per rank"),
+    value<&PlanDefaults::recompute>("recompute", "none, selective or full"),
+    value<&PlanDefaults::attention>("attention", "flash or materialized"),
+};
+
+// The plan fields of a struct that holds a PlanDefaults as `M`, read from and written to the
+// same JSON object (a recipe's "model" sits beside its fields).
+template <auto M, class S>
+constexpr Field<S> plan_fields() {
+  return {.read = [](const Field<S>&, ObjectReader& r, S& s) { read_fields<PlanDefaults>(r, s.*M, kPlanDefaultsFields); },
+          .write = [](const Field<S>&, const S& s, json& out) {
+            out.update(write_fields<PlanDefaults>(s.*M, kPlanDefaultsFields));
+          }};
+}
+
+constexpr Field<Recipe> kRecipeFields[] = {
+    documentation<Recipe>(),
+    source<&Recipe::source>(),
+    value<&Recipe::model>("model", "the model name the recipe is for"),
+    plan_fields<&Recipe::defaults, Recipe>(),
+};
+
+constexpr Field<PrecisionRecipe> kPrecisionFields[] = {
+    documentation<PrecisionRecipe>(),
+    value<&PrecisionRecipe::weights>("weights", "format of the weights forward and backward read"),
+    value<&PrecisionRecipe::gradients>("gradients", "format of the gradients as produced and reduced"),
+    value<&PrecisionRecipe::grad_accumulation>("grad_accumulation", "format of the gradient accumulation buffer"),
+    value<&PrecisionRecipe::master_weights>("master_weights", "format of the optimizer's master copy (none: no copy)"),
+    value<&PrecisionRecipe::optimizer_states>("optimizer_states", "format of each optimizer moment"),
+    value<&PrecisionRecipe::stochastic_rounding>("stochastic_rounding", "rounding of the low-precision updates")
+        .or_default(false),
+    value<&PrecisionRecipe::fp32_autocast>("fp32_autocast", "Neuron --auto-cast: none, matmult or all")
+        .or_default(workload::AutoCast::None),
+    value<&PrecisionRecipe::autocast_type>("autocast_type", "Neuron --auto-cast-type").or_default(hw::Dtype::Bf16),
+};
+
+constexpr Field<Kernels> kKernelsFields[] = {
+    documentation<Kernels>(),
+    value<&Kernels::attention>("attention", "flash or materialized"),
+    value<&Kernels::fused_softmax>("fused_softmax", "scale, mask and softmax in one kernel").or_default(true),
+    value<&Kernels::fused_bias_activation>("fused_bias_activation", "bias and GeLU in one kernel").or_default(true),
+    value<&Kernels::fused_dropout_add>("fused_dropout_add", "bias, dropout and residual add in one kernel")
+        .or_default(true),
+    value<&Kernels::fused_grad_accumulation>("fused_grad_accumulation",
+                                             "gradient accumulation inside the weight-gradient GEMM")
+        .or_default(false),
+};
+
+constexpr Field<Overlap> kOverlapFields[] = {
+    documentation<Overlap>(),
+    value<&Overlap::dp_reduction>("dp_reduction", "overlapped (during the backward) or after-backward"),
+    value<&Overlap::tp_comm>("tp_comm", "tensor-parallel collectives overlap independent compute").or_default(false),
+};
+
+// recipes: an array of recipe objects.
+Field<SoftwareSpec> recipes_row() {
+  return {.key = "recipes",
+          .doc = "per-model recipes: {\"model\": NAME, plan fields...}",
+          .read = [](const Field<SoftwareSpec>&, ObjectReader& r, SoftwareSpec& s) {
+            const json* list = r.raw("recipes");
+            if (list == nullptr || list->is_null()) return;
+            if (!list->is_array()) r.fail_at("recipes", "expected an array of recipes, found " + describe(*list));
+            for (std::size_t i = 0; i < list->size(); ++i)
+              s.recipes.push_back(read_struct<Recipe>(
+                  ObjectReader((*list)[i], r.file(), child_path(r.path_of("recipes"), std::to_string(i))), kRecipeFields));
+          },
+          .write = [](const Field<SoftwareSpec>&, const SoftwareSpec& s, json& out) {
+            json list = json::array();
+            for (const Recipe& recipe : s.recipes) list.push_back(write_fields<Recipe>(recipe, kRecipeFields));
+            out["recipes"] = std::move(list);
+          }};
+}
+
+// precision: an object keyed by training dtype, one recipe each.
+Field<SoftwareSpec> precision_row() {
+  return {.key = "precision",
+          .doc = "per training dtype: the stack's storage formats",
+          .read = [](const Field<SoftwareSpec>&, ObjectReader& r, SoftwareSpec& s) {
+            if (!r.has("precision")) {
+              (void)r.raw("precision");
+              return;
+            }
+            ObjectReader p = r.object("precision");
+            p.documentation();
+            for (const auto& entry : enum_table(workload::Precision{})) {
+              if (!p.has(entry.name)) continue;
+              s.precision.push_back({entry.value, read_struct<PrecisionRecipe>(p.object(entry.name), kPrecisionFields)});
+            }
+            p.finish();
+          },
+          .write = [](const Field<SoftwareSpec>&, const SoftwareSpec& s, json& out) {
+            json p = json::object();
+            for (const auto& e : s.precision)
+              p[std::string(trnsim::to_string(e.dtype))] = write_fields<PrecisionRecipe>(e.recipe, kPrecisionFields);
+            out["precision"] = std::move(p);
+          }};
+}
+
+// One rule of a collective library file.
+net::AlgorithmRule read_rule(ObjectReader r) {
+  r.documentation();
+  net::AlgorithmRule a;
+  auto named = [&r](std::string_view key, auto parse) {
+    try {
+      return parse(r.string(key));
+    } catch (const InputError& e) {
+      r.fail_at(key, e.what());
+    }
+  };
+  a.op = named("op", [](const std::string& t) { return net::parse_op(t); });
+  a.within_instance = named("within_instance", [](const std::string& t) { return net::parse_algorithm(t); });
+  a.across_instances = named("across_instances", [](const std::string& t) { return net::parse_algorithm(t); });
+  a.max_bytes = r.has("max_bytes") ? r.number("max_bytes", {1, 1e18}) : std::numeric_limits<double>::infinity();
+  (void)r.raw("max_bytes");
+  r.finish();
+  return a;
+}
+
+net::CollectivePolicy read_library(const std::string& name) {
+  std::string file;
+  const json document = read_collectives_json(name, &file);
+  ObjectReader r(document, file, "");
+  r.documentation();
+  net::CollectivePolicy policy;
+  policy.library = r.string("name");
+  policy.source = r.source();
+  const json* rules = r.raw("rules");
+  if (rules == nullptr || !rules->is_array()) r.fail_at("rules", "expected an array of rules");
+  for (std::size_t i = 0; i < rules->size(); ++i) {
+    const std::string path = child_path("/rules", std::to_string(i));
+    net::AlgorithmRule a = read_rule(ObjectReader((*rules)[i], file, path));
+    if (!policy.rules.empty() && policy.rules.back().op == a.op && a.max_bytes <= policy.rules.back().max_bytes)
+      fail(file, child_path(path, "max_bytes"), "expected sizes ascending within one op");
+    policy.rules.push_back(a);
+  }
+  r.finish();
+  return policy;
+}
+
+// collectives: {"library": NAME (configs/collectives/NAME.json), "optimal": false}.
+Field<SoftwareSpec> collectives_row() {
+  return {.key = "collectives",
+          .doc = "the collective library and whether to take the analytic optimum instead (what-if)",
+          .read = [](const Field<SoftwareSpec>&, ObjectReader& r, SoftwareSpec& s) {
+            ObjectReader c = r.object("collectives");
+            c.documentation();
+            const std::string library = c.string("library");
+            try {
+              s.collectives = read_library(library);
+            } catch (const InputError& e) {
+              c.fail_at("library", e.what());
+            }
+            s.collectives.optimal = c.has("optimal") && c.boolean("optimal");
+            (void)c.raw("optimal");
+            c.finish();
+          },
+          .write = [](const Field<SoftwareSpec>&, const SoftwareSpec& s, json& out) {
+            out["collectives"] = json{{"library", s.collectives.library}, {"optimal", s.collectives.optimal}};
+          }};
+}
+
+const Field<SoftwareSpec> kSoftwareFields[] = {
+    documentation<SoftwareSpec>(),
+    source<&SoftwareSpec::source>(),
+    value<&SoftwareSpec::name>("preset", "the software preset (configs/software/NAME.json)"),
+    object<&SoftwareSpec::defaults, kPlanDefaultsFields>("defaults", "plan fields the stack fills in")
+        .optional([](const SoftwareSpec&) { return true; }),
+    recipes_row(),
+    precision_row(),
+    object<&SoftwareSpec::kernels, kKernelsFields>("kernels", "which kernels the stack runs"),
+    object<&SoftwareSpec::overlap, kOverlapFields>("overlap", "what overlaps with what"),
+    value<&SoftwareSpec::kv_replication>("kv_replication", "KV heads replicated when tp exceeds them").or_default(true),
+    collectives_row(),
+};
+
+}  // namespace
+
+workload::SoftwareSpec parse_software(ObjectReader r) { return read_struct<SoftwareSpec>(std::move(r), kSoftwareFields); }
+
+json to_json(const workload::SoftwareSpec& software) { return write_fields<SoftwareSpec>(software, kSoftwareFields); }
+
+}  // namespace trnsim::config::detail

@@ -1,0 +1,120 @@
+// The one validator of a model shape and a parallel plan (contracts in plan.hpp). The config layer
+// runs it on every experiment, with unpublished fields still null; make_plan runs it again on the
+// resolved plan. Messages start with the JSON path of the field that is wrong.
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "trnsim/error.hpp"
+#include "trnsim/workload/plan.hpp"
+
+namespace trnsim::workload {
+namespace {
+
+[[noreturn]] void fail(std::string_view path, const std::string& what) {
+  throw InputError(fmt::format("{}: {}", path, what));
+}
+
+void require_positive(std::int64_t v, std::string_view path) {
+  if (v < 1) fail(path, fmt::format("must be >= 1, found {}", v));
+}
+
+}  // namespace
+
+void check_rank_order(const std::string& order) {
+  std::vector<std::string> parts;
+  std::stringstream in(order);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  std::sort(parts.begin(), parts.end());
+  if (parts != std::vector<std::string>{"dp", "pp", "tp"})
+    fail("/parallelism/rank_order", fmt::format("expected tp, dp and pp once each, comma-separated, found \"{}\"", order));
+}
+
+void check_model(const ModelSpec& m, std::string_view path) {
+  const auto at = [&](std::string_view key) { return fmt::format("{}/{}", path, key); };
+  require_positive(m.layers, at("layers"));
+  require_positive(m.hidden, at("hidden"));
+  require_positive(m.heads, at("heads"));
+  require_positive(m.ffn_hidden, at("ffn_hidden"));
+  require_positive(m.vocab, at("vocab"));
+  if (m.hidden % m.heads != 0) fail(at("heads"), fmt::format("{} does not divide hidden ({})", m.heads, m.hidden));
+  const std::int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  if (kv > m.heads || m.heads % kv != 0) fail(at("kv_heads"), fmt::format("{} does not divide heads ({})", kv, m.heads));
+  if (m.experts == 0 && m.experts_per_token != 0)
+    fail(at("experts_per_token"),
+         fmt::format("a dense model (experts 0) routes to no experts, found {}", m.experts_per_token));
+  if (m.experts > 0 && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
+    fail(at("experts_per_token"),
+         fmt::format("expected an integer in [1, {}] (experts), found {}", m.experts, m.experts_per_token));
+  if (m.max_positions > 0 && !m.learned_positions)
+    fail(at("max_positions"), "a position table size needs learned_positions: true");
+}
+
+void check_plan(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec& p, std::int64_t total_ranks,
+                std::string_view ranks_detail) {
+  require_positive(t.seq_len, "/training/seq_len");
+  require_positive(t.global_batch, "/training/global_batch");
+  if (t.micro_batch) require_positive(*t.micro_batch, "/training/micro_batch");
+  require_positive(p.tp, "/parallelism/tp");
+  require_positive(p.pp, "/parallelism/pp");
+  require_positive(p.dp, "/parallelism/dp");
+  if (p.virtual_stages) require_positive(*p.virtual_stages, "/parallelism/virtual_stages");
+  if (p.zero && *p.zero != 0 && *p.zero != 1)
+    fail("/parallelism/zero", fmt::format("expected 0 or 1 (ZeRO-1), found {}", *p.zero));
+  check_rank_order(p.rank_order);
+
+  // Megatron-style TP splits attention heads; KV heads are split too, or replicated when TP
+  // exceeds them (GQA), which needs TP to be a multiple of kv_heads.
+  const std::int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  if (m.heads % p.tp != 0) fail("/parallelism/tp", fmt::format("{} does not divide heads ({})", p.tp, m.heads));
+  if (kv % p.tp != 0 && p.tp % kv != 0)
+    fail("/parallelism/tp", fmt::format("{} neither divides kv_heads ({}) nor is a multiple of it", p.tp, kv));
+  if (m.ffn_hidden % p.tp != 0)
+    fail("/parallelism/tp", fmt::format("{} does not divide ffn_hidden ({})", p.tp, m.ffn_hidden));
+
+  const std::int64_t ranks = p.tp * p.pp * p.dp;
+  if (total_ranks > 0 && ranks != total_ranks)
+    fail("/parallelism", ranks_detail.empty()
+                             ? fmt::format("tp x pp x dp = {} x {} x {} = {} does not match the cluster's {} ranks",
+                                           p.tp, p.pp, p.dp, ranks, total_ranks)
+                             : fmt::format("tp x pp x dp = {} x {} x {} = {} does not match the cluster's ranks "
+                                           "({} = {})",
+                                           p.tp, p.pp, p.dp, ranks, total_ranks, ranks_detail));
+
+  if (p.pp > m.layers) fail("/parallelism/pp", fmt::format("{} pipeline stages exceed layers ({})", p.pp, m.layers));
+  if (p.virtual_stages) {
+    const std::int64_t v = *p.virtual_stages;
+    // Chunks may differ by one layer (the split rule in plan.hpp) but none may be empty.
+    if (p.pp * v > m.layers)
+      fail("/parallelism/virtual_stages",
+           fmt::format("pp x virtual_stages = {} x {} = {} model chunks exceed layers ({}): every chunk needs a layer",
+                       p.pp, v, p.pp * v, m.layers));
+    if (v > 1 && p.schedule && *p.schedule != PipelineSchedule::Interleaved)
+      fail("/parallelism/schedule", fmt::format("virtual_stages {} needs schedule \"1f1b-interleaved\"", v));
+  }
+  if (p.sequence_parallel.value_or(false) && t.seq_len % p.tp != 0)
+    fail("/parallelism/sequence_parallel", fmt::format("tp ({}) does not divide seq_len ({})", p.tp, t.seq_len));
+
+  const std::int64_t per_step = p.dp * t.micro_batch.value_or(1);
+  if (t.global_batch % per_step != 0)
+    fail("/training/global_batch",
+         t.micro_batch ? fmt::format("{} is not divisible by dp x micro_batch = {} x {} = {}", t.global_batch, p.dp,
+                                     *t.micro_batch, per_step)
+                       : fmt::format("{} is not divisible by dp ({})", t.global_batch, p.dp));
+  if (t.micro_batch && p.virtual_stages && *p.virtual_stages > 1 && p.schedule == PipelineSchedule::Interleaved) {
+    const std::int64_t micro_batches = t.global_batch / per_step;
+    if (micro_batches % p.pp != 0)
+      fail("/training/global_batch", fmt::format("1f1b-interleaved needs the micro-batches per pipeline ({}) to be a "
+                                                 "multiple of pp ({})",
+                                                 micro_batches, p.pp));
+  }
+
+  if (m.learned_positions && m.max_positions > 0 && t.seq_len > m.max_positions)
+    fail("/training/seq_len", fmt::format("{} exceeds the model's learned position table (max_positions {})",
+                                          t.seq_len, m.max_positions));
+}
+
+}  // namespace trnsim::workload
