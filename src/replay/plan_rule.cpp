@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "trnsim/error.hpp"
 #include "trnsim/workload/memory.hpp"
 
 namespace trnsim::replay {
@@ -57,6 +58,14 @@ class Resolver {
   }
 
   workload::ResolvedPlan run() {
+    // GQA with tp above the KV heads needs the stack to replicate them (NeuronX Distributed's
+    // kv_replicator); a stack that does not cannot run the plan.
+    const std::int64_t kv = in_.model.kv_heads > 0 ? in_.model.kv_heads : in_.model.heads;
+    if (!in_.software.kv_replication && in_.parallelism.tp > kv) {
+      throw InputError(fmt::format("/parallelism/tp: {} exceeds kv_heads ({}), and software {} does not replicate "
+                                   "KV heads (kv_replication false): expected tp <= {}",
+                                   in_.parallelism.tp, kv, in_.software.name, kv));
+    }
     workload::ResolvedPlan out{in_.training, in_.parallelism, {}};
     auto& t = out.training;
     auto& p = out.parallelism;

@@ -48,7 +48,7 @@ StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved) {
   run.rank_memory_capacity = rank_memory_capacity(input.cluster);
 
   const cost::ComputeModel compute(chip, input.cluster.instance.calibration,
-                                   workload::matmul_dtype(run.resolved.training.precision),
+                                   workload::matmul_dtype(run.resolved.training.precision, input.software.precision_for(run.resolved.training.precision)),
                                    run.physical_cores_per_rank);
   run.work_seconds.reserve(run.graph.works.size());
   run.work_costs.reserve(run.graph.works.size());
@@ -71,7 +71,7 @@ void replay_step(const StepInput& input, StepRun& run) {
   // GPUs: NCCL's use of SMs and HBM is in comm_compute_slowdown; Trainium: shared HBM only.
   const hw::ChipSpec& chip = input.cluster.instance.chip;
   const cost::ComputeModel compute(chip, input.cluster.instance.calibration,
-                                   workload::matmul_dtype(run.resolved.training.precision),
+                                   workload::matmul_dtype(run.resolved.training.precision, input.software.precision_for(run.resolved.training.precision)),
                                    run.physical_cores_per_rank);
   if (chip.family != hw::Family::Gpu) {
     exec.hbm_sharing.rank_hbm_bytes_per_s = compute.hbm_bytes_per_s();

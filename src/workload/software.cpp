@@ -1,5 +1,7 @@
 #include "trnsim/workload/software.hpp"
 
+#include "trnsim/workload/plan.hpp"
+
 namespace trnsim::workload {
 
 PrecisionRecipe default_recipe(Precision p) {
@@ -23,6 +25,12 @@ PrecisionRecipe default_recipe(Precision p) {
       break;  // bf16 weights and gradients, fp32 accumulation, master copy and moments
   }
   return r;
+}
+
+hw::Dtype matmul_dtype(Precision p, const PrecisionRecipe& recipe) {
+  const bool fp32 = p == Precision::Fp32 || p == Precision::Tf32;
+  if (fp32 && recipe.fp32_autocast != AutoCast::None) return recipe.autocast_type;
+  return matmul_dtype(p);
 }
 
 }  // namespace trnsim::workload

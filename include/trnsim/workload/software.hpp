@@ -110,6 +110,11 @@ struct Overlap {
 // except under bf16-sr. Defined in workload/software.cpp.
 PrecisionRecipe default_recipe(Precision p);
 
+// The tensor engine's format: the training dtype's (plan.hpp, matmul_dtype), except that fp32 and
+// tf32 matmuls run at the cast type's rate when the Neuron compiler's --auto-cast covers them
+// (matmult or all).
+hw::Dtype matmul_dtype(Precision p, const PrecisionRecipe& recipe);
+
 struct PrecisionEntry {
   Precision dtype = Precision::Bf16;  // training.dtype this recipe applies to
   PrecisionRecipe recipe;

@@ -84,7 +84,7 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
 
   r.model_flops = workload::model_flops_per_step(input.model, training);
   r.hardware_flops = workload::hardware_flops_per_step(run.graph);
-  const hw::Dtype dtype = workload::matmul_dtype(training.precision);
+  const hw::Dtype dtype = workload::matmul_dtype(training.precision, input.software.precision_for(training.precision));
   r.peak_flops = input.cluster.instance.chip.peak.of(dtype) * input.cluster.chips();
   if (r.step_time_s > 0 && r.peak_flops > 0) {
     r.mfu = r.model_flops / (r.step_time_s * r.peak_flops);
