@@ -1,14 +1,16 @@
 // trnsim presets: the instance and model presets, with figures derived from their specs.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "command.hpp"
 #include "trnsim/config/presets.hpp"
+#include "trnsim/enum_names.hpp"
 #include "trnsim/units.hpp"
 
 namespace trnsim::cli {
 
 void add_presets_command(CLI::App& app, Action& action) {
-  CLI::App* cmd = app.add_subcommand("presets", "List the hardware and model presets");
+  CLI::App* cmd = app.add_subcommand("presets", "List the hardware, model and software presets and the collective libraries");
   cmd->callback([&action] {
     action = [] {
       const config::PresetList list = config::list_presets();
@@ -31,6 +33,21 @@ void add_presets_command(CLI::App& app, Action& action) {
                    m.heads, m.kv_heads,
                    m.is_moe() ? fmt::format("  (MoE {} experts, top-{})", m.experts, m.experts_per_token) : "");
       }
+      fmt::print("\nsoftware ({}/software): plan defaults (-: not stated), kernels, overlap, collectives\n",
+                 config::config_dir());
+      fmt::print("  {:<22} {:>5} {:>4} {:>4} {:>9} {:>12} {:>14} {:>15}\n", "name", "micro", "sp", "zero", "recompute",
+                 "attention", "dp reduction", "collectives");
+      for (const auto& name : list.software) {
+        const workload::SoftwareSpec s = config::load_software(name);
+        const auto& d = s.defaults;
+        auto text = [](const auto& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
+        fmt::print("  {:<22} {:>5} {:>4} {:>4} {:>9} {:>12} {:>14} {:>15}\n", name, text(d.micro_batch),
+                   d.sequence_parallel ? (*d.sequence_parallel ? "on" : "off") : "-", text(d.zero),
+                   d.recompute ? std::string(to_string(*d.recompute)) : "-", to_string(s.kernels.attention),
+                   to_string(s.overlap.dp_reduction), s.collectives.library);
+      }
+      fmt::print("\ncollective libraries ({}/collectives): {}\n", config::config_dir(),
+                 fmt::join(list.collectives, ", "));
       return 0;
     };
   });

@@ -48,6 +48,16 @@ void apply_override(json& document, const Override& o, const std::string& file) 
       throw InputError(fmt::format("{}: --set {}: {} is {}, it has no key \"{}\"", file, o.text,
                                    path.empty() ? "/" : path, describe(*node), key));
     auto it = node->find(key);
+    // A file without "software" runs its hardware preset's default; --set software=NAME (or
+    // software.preset=NAME) names one.
+    if (it == node->end() && path.empty() && key == "software" && o.selects_preset()) {
+      if (last) {
+        (*node)[key] = o.value;
+        return;
+      }
+      (*node)[key] = json{{"preset", o.value}};
+      return;
+    }
     // The resolved cluster gives its size as "count"; "devices" replaces it.
     if (it == node->end() && last && path == "/cluster" && key == "devices" && node->contains("count")) {
       node->erase("count");

@@ -48,6 +48,13 @@ void check_name(const nlohmann::json& document, const std::string& file, const s
                                             it->get<std::string>()));
 }
 
+// A software preset file as the experiment's "software" object: its keys, "name" as "preset".
+workload::SoftwareSpec software_from(nlohmann::json document, const std::string& file, const std::string& name) {
+  document.erase("name");
+  document["preset"] = name;
+  return detail::parse_software(detail::ObjectReader(document, file, ""));
+}
+
 }  // namespace
 
 std::string config_dir() {
@@ -81,8 +88,15 @@ nlohmann::json read_software_json(const std::string& name, std::string* file) {
   const std::string path = preset_path("software", "software", name);
   nlohmann::json document = detail::read_json_file(path);
   check_name(document, path, name);
+  (void)software_from(document, path, name);  // validates; errors name the preset file
   if (file != nullptr) *file = path;
   return document;
+}
+
+workload::SoftwareSpec load_software(const std::string& name) {
+  std::string file;
+  const nlohmann::json document = read_software_json(name, &file);
+  return software_from(document, file, name);
 }
 
 nlohmann::json read_collectives_json(const std::string& name, std::string* file) {
