@@ -26,6 +26,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -150,6 +151,9 @@ def main():
         if inst != args.instance:
             fail(f"{path}: /cluster/instance: expected {args.instance}, found {inst}")
 
+    # A private copy of the binary: a rebuild while the fit runs must not change (or break) it.
+    scratch = tempfile.mkdtemp(prefix="trnsim-calibrate-")
+    args.trnsim = shutil.copy2(args.trnsim, os.path.join(scratch, "trnsim"))
     m = Model(args)
     start = tuple(m.index(i, float(preset["calibration"][p])) for i, p in enumerate(args.param))
     everything = list(range(len(args.param)))
@@ -184,6 +188,7 @@ def main():
             print(f"leave-one-out with {p} held at {preset['calibration'][p]}: mean |error| "
                   f"{sum(e) / len(e):.2f} %, worst {max(e):.2f} %")
     m.pool.shutdown()
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "trnsim/enum_names.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/workload/memory.hpp"
 
@@ -15,28 +16,6 @@ namespace {
 using workload::PipelineSchedule;
 using workload::PlanDefaults;
 using workload::Recompute;
-
-std::string_view schedule_name(PipelineSchedule s) {
-  switch (s) {
-    case PipelineSchedule::GPipe: return "gpipe";
-    case PipelineSchedule::OneFOneB: return "1f1b";
-    case PipelineSchedule::Interleaved: return "1f1b-interleaved";
-  }
-  return "?";
-}
-
-std::string_view recompute_name(Recompute r) {
-  switch (r) {
-    case Recompute::None: return "none";
-    case Recompute::Selective: return "selective";
-    case Recompute::Full: return "full";
-  }
-  return "?";
-}
-
-std::string_view attention_name(hw::AttentionKernel a) {
-  return a == hw::AttentionKernel::Flash ? "flash" : "materialized";
-}
 
 class Resolver {
  public:
@@ -107,13 +86,13 @@ class Resolver {
       const auto s = stated(&PlanDefaults::schedule, rule);
       p.schedule = s.value_or(*p.virtual_stages > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB);
       if (!s) rule = plainest + "; 1f1b-interleaved exactly when virtual_stages > 1";
-      note("/parallelism/schedule", std::string(schedule_name(*p.schedule)), rule);
+      note("/parallelism/schedule", std::string(trnsim::to_string(*p.schedule)), rule);
     }
     if (!t.attention) {
       const auto s = stated(&PlanDefaults::attention, rule);
       t.attention = s.value_or(in_.software.kernels.attention);
       if (!s) rule = fmt::format("software {} kernels", in_.software.name);
-      note("/training/attention", std::string(attention_name(*t.attention)), rule);
+      note("/training/attention", std::string(trnsim::to_string(*t.attention)), rule);
     }
     if (!p.recompute) {
       const auto s = stated(&PlanDefaults::recompute, rule);
@@ -122,7 +101,7 @@ class Resolver {
       } else {
         p.recompute = lightest_fitting(out, rule);
       }
-      note("/parallelism/recompute", std::string(recompute_name(*p.recompute)), rule);
+      note("/parallelism/recompute", std::string(trnsim::to_string(*p.recompute)), rule);
     }
     out.choices = std::move(choices_);
     return out;
