@@ -6,7 +6,8 @@
 // which `--dry-run` prints, reports embed and `--set` edits (an override is applied to that JSON
 // and parsed again, so it meets the same rows). Adding a field is one row.
 // The tables: hardware_fields.cpp (hw specs), workload_fields.cpp (model, training, parallelism),
-// experiment_fields.cpp (network, measured).
+// software_fields.cpp (software presets and their collective library), experiment_fields.cpp
+// (network, measured).
 //
 // A row is built by one of the functions at the end, e.g.
 //   number<&hw::LinkSpec::latency>("latency_us", kMicro, kLatencyUs, "per hop")

@@ -1,10 +1,10 @@
 #pragma once
 // JSON object <-> spec struct, one pair of functions per object of the schema (configs/README.md).
 // Both are driven by the struct's field table (field_table.hpp; the tables are in
-// hardware_fields.cpp, workload_fields.cpp and experiment_fields.cpp): parse_* reads the keys
-// through an ObjectReader (ranges, unknown keys) and checks what one object can check alone;
-// to_json writes the struct back with units in the keys. Checks across objects are workload's
-// (validation.cpp).
+// hardware_fields.cpp, workload_fields.cpp, software_fields.cpp and experiment_fields.cpp):
+// parse_* reads the keys through an ObjectReader (ranges, unknown keys) and checks what one object
+// can check alone; to_json writes the struct back with units in the keys. Checks across objects
+// are workload's (validation.cpp).
 #include <nlohmann/json.hpp>
 
 #include "json_reader.hpp"
@@ -23,7 +23,7 @@ workload::TrainingSpec parse_training(ObjectReader r);
 workload::ParallelismSpec parse_parallelism(ObjectReader r);
 NetworkOptions parse_network(ObjectReader r);
 Measured parse_measured(ObjectReader r);
-// An expanded software object (preset keys, "preset" naming it; software_parse.cpp).
+// An expanded software object (preset keys, "preset" naming it; software_fields.cpp).
 workload::SoftwareSpec parse_software(ObjectReader r);
 
 json to_json(const hw::InstanceSpec& instance);  // without "name"

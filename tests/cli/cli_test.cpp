@@ -131,7 +131,7 @@ TEST_CASE("cli: an unknown option is a usage error, exit 2") {
 }
 
 TEST_CASE("cli: an override outside its physical range exits 2 naming path, range and value") {
-  // The three overrides of issue 14 that used to exit 3 ("sim::Time: seconds value out of range").
+  // Three overrides that used to exit 3 ("sim::Time: seconds value out of range") instead of 2.
   const std::vector<std::pair<std::string, std::string>> cases{
       {"cluster.calibration.task_overhead_us=1e30",
        "/cluster/calibration/task_overhead_us: expected a number in [0, 1e+06], found 1e+30"},

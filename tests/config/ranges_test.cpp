@@ -27,7 +27,8 @@ std::string error_with(const std::string& path, const nlohmann::json& value) {
 }  // namespace
 
 TEST_CASE("ranges: a hardware figure outside its physical range names path, range and value") {
-  // The three --set values of issue 14 that used to end in "sim::Time: seconds value out of range".
+  // Three values that, given by --set, used to end in the internal error "sim::Time: seconds value out
+  // of range" instead of naming their path.
   CHECK(error_with("/cluster/chip/peak/bf16_tflops", 1e308) ==
         kFile + ": /cluster/chip/peak/bf16_tflops: expected a number in [0.001, 1e+06], found 1e+308");
   CHECK(error_with("/cluster/calibration/task_overhead_us", 1e30) ==

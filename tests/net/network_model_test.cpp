@@ -1,4 +1,5 @@
-// The same cases run on both network models (STYLE.md 5).
+// The same cases run on both network models (CONTRIBUTING.md, "Habits": one set of cases for every
+// implementation of an interface).
 #include <catch2/catch.hpp>
 
 #include <numeric>

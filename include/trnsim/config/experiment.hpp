@@ -43,7 +43,7 @@ struct Experiment {
 
 namespace trnsim::config {
 
-// Reads an experiment file (DESIGN.md, "Experiment file"), expands its presets, applies the
+// Reads an experiment file (configs/README.md, "Experiment"), expands its presets, applies the
 // `--set PATH=VALUE` overrides (dotted PATH into the resolved experiment, VALUE parsed as JSON
 // when it parses, else taken as a string) and validates the result. Throws InputError naming the
 // file, the JSON path, what was expected and what was found.

@@ -2,7 +2,7 @@
 // How a collective library chooses its algorithm (software presets' "collectives" block).
 // Neuron's runtime switches by message size (mesh, then recursive doubling-halving, then ring
 // variants; hierarchical across instances), NCCL by its own thresholds; the analytic optimum is a
-// what-if ("optimal"), not the default (DESIGN.md, "Network model").
+// what-if ("optimal"), not the default (docs/architecture.md, "Facts, calibration and data").
 #include <string>
 #include <vector>
 

@@ -1,6 +1,7 @@
 #pragma once
 // The one documented rule for fields an experiment leaves null ("not published"), for `trnsim run`
-// and `trnsim validate` alike (DESIGN.md, "Experiment file"). Field by field:
+// and `trnsim validate` alike (docs/architecture.md, "From an experiment file to a report", step
+// 3). Field by field:
 //   1. the experiment's value;
 //   2. else the software's recipe for this model name (SoftwareSpec::recipes), when it states it;
 //   3. else the software's default (SoftwareSpec::defaults), when it states it;

@@ -1,8 +1,8 @@
 #pragma once
 // The training software: what a framework decides about a step, as opposed to what the hardware
-// can do (DESIGN.md, "Software model"). Filled by the config layer from configs/software/*.json;
-// every fact there carries its source. The workload builder, the memory model and the plan rule
-// honour these fields; the hardware presets hold physics only.
+// can do (docs/architecture.md, "Facts, calibration and data"). Filled by the config layer from
+// configs/software/*.json; every fact there carries its source. The workload builder, the memory
+// model and the plan rule honour these fields; the hardware presets hold physics only.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -104,7 +104,7 @@ struct Overlap {
   bool tp_comm = false;  // tensor-parallel collectives overlap with independent compute
 };
 
-// The generic recipe of a training dtype (DESIGN.md, "Experiment file"): fp32/tf32 fp32
+// The generic recipe of a training dtype (README.md, "Configuration", training.dtype): fp32/tf32 fp32
 // everywhere; bf16/fp16/fp8 low-precision weights and gradients, fp32 master copy and moments;
 // bf16-sr bf16 everywhere with stochastic rounding, no master copy. Gradients accumulate in fp32
 // except under bf16-sr. Defined in workload/software.cpp.

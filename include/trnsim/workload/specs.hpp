@@ -53,7 +53,7 @@ struct ModelSpec {
   double parameters() const;       // total trainable parameters (workload/model_math.cpp)
 };
 
-// Training precision (DESIGN.md, "Experiment file").
+// Training precision: training.dtype (README.md, "Configuration").
 enum class Precision : std::uint8_t {
   Fp32,    // fp32 everywhere
   Tf32,    // tf32 matmuls, fp32 storage

@@ -1,4 +1,4 @@
-// Time rules of the bottleneck findings (contract and accounting in report/findings.hpp).
+// Time rules of the bottleneck findings (contract and accounting in report/analysis/findings.hpp).
 #include "trnsim/report/analysis/findings.hpp"
 
 #include <algorithm>
