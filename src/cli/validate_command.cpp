@@ -1,5 +1,6 @@
 // trnsim validate FILES_OR_DIRS...: every experiment with a measured step time, simulated as it
-// is, against its measurement; error statistics overall and per hardware family.
+// is, against its measurement and the band of predictions its null fields allow; error
+// statistics overall and per hardware family.
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "trnsim/config/experiment.hpp"
 #include "trnsim/config/step_input.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/replay/plan_band.hpp"
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/report/analysis/step_report.hpp"
 #include "trnsim/report/analysis/validation.hpp"
@@ -63,6 +65,16 @@ std::string experiment_id(const config::Experiment& ex) {
   return ex.id.empty() ? fs::path(ex.file).stem().string() : ex.id;
 }
 
+// The band of an --explain report: its bounds with their plans, and what it cost.
+std::string band_lines(const replay::PlanBand& band, const report::ValidationRow& row) {
+  std::string out = fmt::format("band       {} candidate{} over the null fields, {} fit in memory, {} replayed\n",
+                                band.candidates, band.candidates == 1 ? "" : "s", band.fit, band.simulated);
+  if (band.empty()) return out + "           no band: no candidate fits in memory\n";
+  out += fmt::format("           fastest {:.4f} s ({})\n           slowest {:.4f} s ({})\n", band.fastest_s,
+                     replay::describe(*band.fastest), band.slowest_s, replay::describe(*band.slowest));
+  return out + fmt::format("           measured {} the band\n", row.band_position());
+}
+
 int validate(const ValidateOptions& o) {
   // Read and check every file before simulating any: bad input fails fast.
   std::vector<config::Experiment> experiments;
@@ -87,18 +99,20 @@ int validate(const ValidateOptions& o) {
     const config::Experiment& ex = *ex_it;
     const replay::StepInput input = config::step_input(ex);
     replay::StepRun step;
+    replay::PlanBand band;
     try {
       step = replay::simulate_step(input);
+      band = replay::plan_band(input, &step);
     } catch (const InputError& e) {
       // A plan that does not fit the model or the cluster: say which of the files it is.
       throw InputError(fmt::format("{}: {}", ex.file, e.what()));
     }
     const report::StepReport rep = report::analyze(input, step);
-    rows.push_back(report::validation_row(rep, experiment_id(ex), ex.file, ex.measured->step_time_s));
+    rows.push_back(report::validation_row(rep, experiment_id(ex), ex.file, ex.measured->step_time_s, band));
     if (ex_it == explained) {
       const auto& row = rows.back();
-      explanation = fmt::format("\n{} ({})\nmeasured   {:.4f} s; predicted {:.4f} s, error {:+.1f} %\n\n{}", row.id,
-                                row.file, row.measured_s, row.predicted_s, 100 * row.error(),
+      explanation = fmt::format("\n{} ({})\nmeasured   {:.4f} s; predicted {:.4f} s, error {:+.1f} %\n{}\n{}", row.id,
+                                row.file, row.measured_s, row.predicted_s, 100 * row.error(), band_lines(band, row),
                                 report::format_text(rep, false));
     }
   }
@@ -125,7 +139,8 @@ int validate(const ValidateOptions& o) {
 
 void add_validate_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<ValidateOptions>();
-  CLI::App* cmd = app.add_subcommand("validate", "Simulate experiments with a measured step time and report the error");
+  CLI::App* cmd = app.add_subcommand("validate", "Simulate experiments with a measured step time and report the error, and the "
+                                                 "band of predictions their null fields allow");
   cmd->add_option("inputs", options->inputs, "Experiment files, or directories of *.json experiment files")
       ->required();
   cmd->add_option("--csv", options->csv_path, "Also write one CSV row per file to this file");
@@ -135,7 +150,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--max-worst-error", options->max_worst_error_pct,
                   "Exit 1 when the largest absolute error exceeds this many percent")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--explain", options->explain, "Also print the full report of the experiment with this id");
+  cmd->add_option("--explain", options->explain, "Also print the band's plans and the full report of the experiment with this id");
   cmd->callback([&action, options] { action = [options] { return validate(*options); }; });
 }
 

@@ -1,6 +1,5 @@
 #include "trnsim/replay/step_simulation.hpp"
 
-#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -82,17 +81,6 @@ void replay_step(const StepInput& input, StepRun& run) {
   run.timeline = execute(engine, run.graph, run.work_seconds, comm, exec);
   run.links = network.link_usage();
   run.simulate_seconds = seconds_since(t_sim);
-}
-
-double compute_lower_bound_s(const StepRun& run) {
-  std::vector<double> busy(run.graph.simulated_ranks.size(), 0.0);
-  for (const workload::Task& task : run.graph.tasks) {
-    if (task.kind != workload::TaskKind::Compute || task.stream != workload::Stream::Compute) continue;
-    busy[run.graph.rank_slot(task.rank)] += run.work_seconds[task.index];
-  }
-  const double longest = busy.empty() ? 0.0 : *std::max_element(busy.begin(), busy.end());
-  // A slowdown below 1 would shorten compute under communication; the bound must still hold.
-  return longest * std::min(1.0, run.comm_compute_slowdown);
 }
 
 StepRun simulate_step(const StepInput& input) {

@@ -1,5 +1,6 @@
-// trnsim validate, run as a user runs it: the unset-field rule does not depend on the files'
-// order, bad measurements are errors naming the file, thresholds decide the exit code.
+// trnsim validate, run as a user runs it: the unset-field rule and the band do not depend on the
+// files' order, the band's columns place the measurement, bad measurements are errors naming the
+// file, thresholds decide the exit code.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -41,6 +42,38 @@ std::string row_of(const std::string& out, const std::string& id) {
   return "";
 }
 
+// ' PATH ' with a space before, for a command line. (Appending, not a chain of operator+: GCC 12
+// sees a false overlap in "'" + s + "'" at -O3.)
+std::string quoted(const fs::path& p) {
+  std::string out = " '";
+  out += p.string();
+  out += "'";
+  return out;
+}
+
+// The fields of the CSV line whose first field is `id`, split at every comma (only the last field,
+// the quoted main finding, can hold one).
+std::vector<std::string> csv_row(const std::string& csv, const std::string& id) {
+  std::istringstream in(csv);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(id + ",", 0) != 0) continue;
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+    return fields;
+  }
+  return {};
+}
+
+// The lines of `text`, sorted: the same rows and summary whatever their order.
+std::vector<std::string> sorted_lines(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
 // The "plan" and "unset fields chosen" lines of an --explain report.
 std::string plan_lines(const std::string& out) {
   std::istringstream in(out);
@@ -52,7 +85,7 @@ std::string plan_lines(const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("validate: the rule picks the same plan whatever the order of the files") {
+TEST_CASE("validate: the rule and the band are the same whatever the order of the files") {
   const fs::path a = write_json(tiny_experiment("tiny-dp", 1, 0.01), "a.json");
   const fs::path b = write_json(tiny_experiment("tiny-tp", 2, 0.01), "b.json");
   const std::string ab = "validate '" + a.string() + "' '" + b.string() + "'";
@@ -68,10 +101,58 @@ TEST_CASE("validate: the rule picks the same plan whatever the order of the file
     CHECK_THAT(plan_lines(first.out), Catch::Contains("(rule: software neuronx-distributed default)"));
     CHECK(plan_lines(first.out) == plan_lines(second.out));
   }
-  // Deterministic: the same command prints the same bytes.
+  // Deterministic: the same command prints the same bytes; the other order the same lines.
   CHECK(run(ab + " --explain tiny-tp").out == run(ab + " --explain tiny-tp").out);
+  CHECK(sorted_lines(run(ab).out) == sorted_lines(run(ba).out));
   fs::remove(a);
   fs::remove(b);
+}
+
+TEST_CASE("validate: the band's columns say whether the measurement lies inside it") {
+  // First the band of the tiny file (null micro_batch, recompute, zero; tp 1, dp 2: micro-batch
+  // 1, 2, 4 x 3 recompute x 2 zero = 18 candidates) from its CSV row.
+  const fs::path probe = write_json(tiny_experiment("tiny", 1, 1.0), "probe.json");
+  const fs::path csv = scratch("band.csv");
+  REQUIRE(run("validate '" + probe.string() + "' --csv '" + csv.string() + "'").code == 0);
+  const auto fields = csv_row(slurp(csv), "tiny");
+  REQUIRE(fields.size() >= 12);  // the last, main_finding, is quoted and may hold commas
+  const double predicted = std::stod(fields[3]), fastest = std::stod(fields[5]), slowest = std::stod(fields[6]);
+  REQUIRE(fastest < slowest);  // recomputation and micro-batch size change the step
+  CHECK(fastest <= predicted);
+  CHECK(predicted <= slowest);
+
+  // Measurements below, inside (the middle) and above that band.
+  const fs::path below = write_json(tiny_experiment("tiny-below", 1, fastest / 2), "below.json");
+  const fs::path inside = write_json(tiny_experiment("tiny-in", 1, (fastest + slowest) / 2), "in.json");
+  const fs::path above = write_json(tiny_experiment("tiny-above", 1, slowest * 2), "above.json");
+  // Every field set (tp 1 keeps SP off, dp 2 takes zero 0): one plan, the prediction.
+  auto set = tiny_experiment("tiny-set", 1, 1.0);
+  set["training"]["micro_batch"] = 1;
+  set["parallelism"] = {{"tp", 1}, {"pp", 1}, {"dp", 2}, {"sequence_parallel", false}, {"zero", 0},
+                        {"schedule", "1f1b"}, {"virtual_stages", 1}, {"recompute", "full"}};
+  const fs::path full = write_json(set, "set.json");
+  std::string files;
+  for (const fs::path& p : {below, inside, above, full}) files += quoted(p);
+  const auto r = run("validate" + files + " --csv" + quoted(csv) + " --explain tiny-in");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("measured(s)  fastest(s)  slowest(s)  band "));
+  CHECK_THAT(row_of(r.out, "tiny-below"), Catch::Contains(" below "));
+  CHECK_THAT(row_of(r.out, "tiny-in"), Catch::Contains(" in "));
+  CHECK_THAT(row_of(r.out, "tiny-above"), Catch::Contains(" above "));
+  CHECK_THAT(r.out, Catch::Contains("measured against band: 1 in, 1 below, 2 above"));  // tiny-set: 1 s, above
+  CHECK_THAT(r.out, Catch::Contains("band       18 candidates over the null fields, 18 fit in memory"));
+  CHECK_THAT(r.out, Catch::Contains("measured in the band"));
+  const std::string rows = slurp(csv);
+  CHECK(csv_row(rows, "tiny-below")[7] == "below");
+  CHECK(csv_row(rows, "tiny-in")[7] == "in");
+  CHECK(csv_row(rows, "tiny-above")[7] == "above");
+  // The same band for every file with the same null fields, whatever its measurement.
+  CHECK(std::stod(csv_row(rows, "tiny-above")[5]) == fastest);
+  CHECK(std::stod(csv_row(rows, "tiny-above")[6]) == slowest);
+  const auto one = csv_row(rows, "tiny-set");
+  CHECK(one[5] == one[3]);  // fastest = predicted
+  CHECK(one[6] == one[3]);  // slowest = predicted
+  for (const fs::path& p : {probe, csv, below, inside, above, full}) fs::remove(p);
 }
 
 TEST_CASE("validate: a missing or malformed measurement is an error naming the file (exit 2)") {

@@ -161,7 +161,7 @@ TEST_CASE("json report: the embedded experiment is fully resolved, the plan's ch
   CHECK(ex["cluster"].contains("chip"));
   CHECK(ex["cluster"].contains("efa"));
   CHECK(ex["model"].is_object());
-  // Unset fields carry what the rule chose (replay/plan_search.hpp): the plan that ran; the set
+  // Unset fields carry what the rule chose (replay/plan_rule.hpp): the plan that ran; the set
   // ones (sequence parallel off, recompute none) kept.
   const workload::Plan& p = a.report.plan;
   CHECK(ex["training"]["micro_batch"] == p.micro_batch);

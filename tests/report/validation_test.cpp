@@ -21,6 +21,13 @@ ValidationRow row(std::string id, std::string family, double predicted, double m
   return r;
 }
 
+ValidationRow with_band(ValidationRow r, double fastest, double slowest) {
+  r.has_band = true;
+  r.band_fastest_s = fastest;
+  r.band_slowest_s = slowest;
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("validation: mean absolute and worst error, overall and per family") {
@@ -60,22 +67,65 @@ TEST_CASE("validation: a row's implied MFU uses the measured step time") {
   rep.mfu = 0.5;
   rep.breakdown.seconds[static_cast<std::size_t>(Part::Backward)] = 1.5;
   rep.breakdown.seconds[static_cast<std::size_t>(Part::Forward)] = 0.5;
-  const ValidationRow r = validation_row(rep, "x", "x.json", 4);
+  trnsim::replay::PlanBand band;  // none replayed: no band
+  const ValidationRow r = validation_row(rep, "x", "x.json", 4, band);
   CHECK(r.family == "Trainium");
   CHECK(r.mfu_predicted == 0.5);
   CHECK(r.mfu_measured == Approx(0.25));  // 1e15 / (4 s x 1e15)
   CHECK(r.error() == Approx(-0.5));
   CHECK(r.finding == "backward 75.0 % of the step");
   rep.findings.push_back({"out_of_memory", "stage 0 needs more", 0, ""});
-  CHECK(validation_row(rep, "x", "x.json", 4).finding == "[out_of_memory] stage 0 needs more");
+  CHECK(validation_row(rep, "x", "x.json", 4, band).finding == "[out_of_memory] stage 0 needs more");
+  CHECK(!r.has_band);
+  CHECK(r.band_position() == "-");
+  band.candidates = 6;
+  band.fit = 4;
+  band.simulated = 4;
+  band.fastest_s = 3;
+  band.slowest_s = 5;
+  const ValidationRow b = validation_row(rep, "x", "x.json", 4, band);
+  CHECK(b.has_band);
+  CHECK(b.band_fastest_s == 3);
+  CHECK(b.band_slowest_s == 5);
+  CHECK(b.band_candidates == 6);
+  CHECK(b.band_fit == 4);
+  CHECK(b.band_position() == "in");
+}
+
+TEST_CASE("validation: the measurement against the band, bounds included, and the counts per family") {
+  // Bands [9, 12]: measured 9 and 12 lie in (the bounds count), 8.5 below, 13 above; a row
+  // without a band is counted nowhere.
+  std::vector<ValidationRow> rows = {with_band(row("a", "X", 11, 9), 9, 12), with_band(row("b", "X", 11, 12), 9, 12),
+                                     with_band(row("c", "X", 11, 8.5), 9, 12), with_band(row("d", "W", 11, 13), 9, 12),
+                                     row("e", "W", 11, 10)};
+  CHECK(rows[0].band_position() == "in");
+  CHECK(rows[1].band_position() == "in");
+  CHECK(rows[2].band_position() == "below");
+  CHECK(rows[3].band_position() == "above");
+  CHECK(rows[4].band_position() == "-");
+  const ValidationSummary s = summarize(rows);
+  CHECK(s.all.in_band == 2);
+  CHECK(s.all.below_band == 1);
+  CHECK(s.all.above_band == 1);
+  REQUIRE(s.families.size() == 2);
+  CHECK(s.families[0].family == "W");
+  CHECK(s.families[0].in_band + s.families[0].below_band + s.families[0].above_band == 1);
+  CHECK(s.families[0].above_band == 1);
+  CHECK(s.families[1].in_band == 2);
+  CHECK(s.families[1].below_band == 1);
+  const std::string text = format_validation_text(rows, s);
+  CHECK_THAT(text, Catch::Contains("fastest(s)  slowest(s)  band "));
+  CHECK_THAT(text, Catch::Contains("measured against band: 2 in, 1 below, 1 above"));
+  CHECK_THAT(text, Catch::Contains("9.000      12.000  below"));
 }
 
 TEST_CASE("validation: CSV has a header and one line per row, quoting fields with commas") {
-  std::vector<ValidationRow> rows = {row("a", "X", 11, 10)};
+  std::vector<ValidationRow> rows = {with_band(row("a", "X", 11, 10), 10.5, 12.25), row("b", "X", 11, 10)};
   rows[0].finding = "forward, mostly";
   const std::string csv = format_validation_csv(rows);
   CHECK(csv ==
-        "id,file,family,predicted_step_time_s,measured_step_time_s,error_pct,mfu_predicted_pct,mfu_measured_pct,"
-        "main_finding\n"
-        "a,a.json,X,11.000000,10.000000,10.000,0.000,0.000,\"forward, mostly\"\n");
+        "id,file,family,predicted_step_time_s,measured_step_time_s,band_fastest_s,band_slowest_s,band,error_pct,"
+        "mfu_predicted_pct,mfu_measured_pct,main_finding\n"
+        "a,a.json,X,11.000000,10.000000,10.500000,12.250000,below,10.000,0.000,0.000,\"forward, mostly\"\n"
+        "b,b.json,X,11.000000,10.000000,,,-,10.000,0.000,0.000,\n");
 }

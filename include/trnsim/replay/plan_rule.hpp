@@ -12,7 +12,7 @@
 //      (full when none fits: the out-of-memory finding then reports it).
 //   training.attention: the recipe's, else the software's kernels.attention.
 // Never an optimum over the unknowns: that would bias every prediction the same way. The band of
-// step times the unknowns allow is a separate question (plan_search.hpp).
+// step times the unknowns allow is a separate question (plan_band.hpp).
 // A stated value that the plan cannot run (sequence parallelism with tp = 1, ZeRO-1 with dp = 1)
 // is dropped to the plainest value, and the choice says so.
 #include "trnsim/replay/step_simulation.hpp"

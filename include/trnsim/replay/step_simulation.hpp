@@ -1,8 +1,8 @@
 #pragma once
-// simulate_step: the whole pipeline for one optimizer step. Resolves the plan (plan_search.hpp:
-// the fastest plan that fits), builds the StepGraph (workload), prices every Work on the chip
-// (cost), runs the graph on the engine with the network (net, replay) and estimates memory. The
-// report layer turns the result into figures.
+// simulate_step: the whole pipeline for one optimizer step. Resolves the plan (plan_rule.hpp: the
+// software's defaults, else the plainest plan that fits), builds the StepGraph (workload), prices
+// every Work on the chip (cost), runs the graph on the engine with the network (net, replay) and
+// estimates memory. The report layer turns the result into figures.
 #include <string>
 #include <vector>
 
@@ -46,7 +46,7 @@ struct StepRun {
 };
 
 // Contract: throws InputError for a plan that does not fit the model, batch or cluster (naming
-// the field). Unset fields are chosen by search_plan (plan_search.hpp). Deterministic: the same
+// the field). Unset fields are chosen by resolve_plan (plan_rule.hpp). Deterministic: the same
 // input gives the same StepRun (wall-clock seconds aside).
 StepRun simulate_step(const StepInput& input);
 
@@ -55,11 +55,6 @@ StepRun simulate_step(const StepInput& input);
 // empty); replay_step runs it on the engine with input.network and fills timeline and links.
 StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved);
 void replay_step(const StepInput& input, StepRun& run);
-
-// A lower bound of the step time a prepared run can replay to (seconds): the largest total
-// duration of the compute tasks of one rank, which share one compute stream; communication,
-// dependencies and a comm_compute_slowdown >= 1 only add to it. O(tasks).
-double compute_lower_bound_s(const StepRun& run);
 
 // HBM one rank of `cluster` may use (bytes): the chip's HBM over its ranks (a GPU, or a logical
 // NeuronCore of logical_core_size physical cores).

@@ -29,6 +29,10 @@ void add(ErrorStats& s, const ValidationRow& row) {
     s.worst_id = row.id;
   }
   ++s.files;
+  const std::string_view at = row.band_position();
+  if (at == "in") ++s.in_band;
+  if (at == "below") ++s.below_band;
+  if (at == "above") ++s.above_band;
 }
 
 void finish(ErrorStats& s) {
@@ -37,7 +41,15 @@ void finish(ErrorStats& s) {
 
 }  // namespace
 
-ValidationRow validation_row(const StepReport& report, std::string id, std::string file, double measured_s) {
+std::string_view ValidationRow::band_position() const {
+  if (!has_band) return "-";
+  if (measured_s < band_fastest_s) return "below";
+  if (measured_s > band_slowest_s) return "above";
+  return "in";
+}
+
+ValidationRow validation_row(const StepReport& report, std::string id, std::string file, double measured_s,
+                             const replay::PlanBand& band) {
   ValidationRow row;
   row.id = std::move(id);
   row.file = std::move(file);
@@ -50,6 +62,11 @@ ValidationRow validation_row(const StepReport& report, std::string id, std::stri
   row.finding = report.findings.empty()
                     ? largest_part(report)
                     : fmt::format("[{}] {}", report.findings.front().rule, report.findings.front().message);
+  row.has_band = !band.empty();
+  row.band_fastest_s = band.fastest_s;
+  row.band_slowest_s = band.slowest_s;
+  row.band_candidates = band.candidates;
+  row.band_fit = band.fit;
   return row;
 }
 

@@ -4,8 +4,10 @@
 // report/writers/validation_report.hpp.
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "trnsim/replay/plan_band.hpp"
 #include "trnsim/report/analysis/step_report.hpp"
 
 namespace trnsim::report {
@@ -18,12 +20,21 @@ struct ValidationRow {
   double mfu_predicted = 0;  // fraction of peak, as StepReport::mfu
   double mfu_measured = 0;   // model FLOPs / (measured step time x cluster peak)
   std::string finding;       // the first finding, else the largest breakdown part
+  // The band of predictions the unpublished fields allow (replay/plan_band.hpp); has_band is
+  // false when no candidate was replayed (none fits in memory).
+  bool has_band = false;
+  double band_fastest_s = 0, band_slowest_s = 0;
+  std::size_t band_candidates = 0, band_fit = 0;
   // Signed relative error of the prediction: (predicted - measured) / measured.
   double error() const { return (predicted_s - measured_s) / measured_s; }
+  // Where the measurement lies against [band_fastest_s, band_slowest_s], bounds included: "in",
+  // "below" or "above"; "-" without a band.
+  std::string_view band_position() const;
 };
 
-// Contract: measured_s > 0. The row of one simulated step against its measurement.
-ValidationRow validation_row(const StepReport& report, std::string id, std::string file, double measured_s);
+// Contract: measured_s > 0. The row of one simulated step against its measurement and its band.
+ValidationRow validation_row(const StepReport& report, std::string id, std::string file, double measured_s,
+                             const replay::PlanBand& band);
 
 struct ErrorStats {
   std::string family;           // "" for all rows together
@@ -31,6 +42,7 @@ struct ErrorStats {
   double mean_abs_error = 0;    // mean of |error()|, a fraction
   double worst_error = 0;       // the signed error of largest magnitude (first row on ties)
   std::string worst_id;
+  std::size_t in_band = 0, below_band = 0, above_band = 0;  // rows by band_position()
 };
 
 struct ValidationSummary {
