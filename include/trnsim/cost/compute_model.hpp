@@ -38,6 +38,10 @@ namespace trnsim::cost {
 
 enum class Engine : std::uint8_t { Tensor, Vector, Scalar, Hbm };
 inline constexpr int kEngineCount = 4;
+constexpr auto enum_table(Engine) {
+  return std::array{EnumName{Engine::Tensor, "tensor"}, EnumName{Engine::Vector, "vector"},
+                    EnumName{Engine::Scalar, "scalar"}, EnumName{Engine::Hbm, "hbm"}};
+}
 
 struct KernelCost {
   double seconds = 0;                          // max over engines + overhead

@@ -1,8 +1,11 @@
 #pragma once
 // One kernel's work, hardware-independent: what the workload layer asks of a core. The cost layer
 // turns it into time per engine (cost::ComputeModel).
+#include <array>
 #include <cstdint>
 #include <string>
+
+#include "trnsim/enum_names.hpp"
 
 namespace trnsim::cost {
 
@@ -18,6 +21,12 @@ enum class OpClass : std::uint8_t {
   Optimizer,    // Adam/AdamW update
 };
 inline constexpr int kOpClassCount = 8;
+constexpr auto enum_table(OpClass) {
+  return std::array{EnumName{OpClass::Matmul, "matmul"},         EnumName{OpClass::Attention, "attention"},
+                    EnumName{OpClass::Norm, "norm"},             EnumName{OpClass::Activation, "activation"},
+                    EnumName{OpClass::Elementwise, "elementwise"}, EnumName{OpClass::Embedding, "embedding"},
+                    EnumName{OpClass::Loss, "loss"},             EnumName{OpClass::Optimizer, "optimizer"}};
+}
 
 // Causal masking of a product whose rows (m) are sequence positions: row i only meets the first
 // i+1 positions of the other sequence dimension, so tiles above the diagonal are skipped.
