@@ -4,9 +4,10 @@
 #   tools/output_digests.sh [TRNSIM] [--with-validate] > digests.txt
 # Covers, for every file in configs/examples/: run (text, --json, --csv, --html, --trace) with the
 # analytic and the flow network model, and --dry-run; plus collective tables, topology --dot and
-# presets; --with-validate adds `validate configs/validation` (about 90 s). Wall-clock lines of the
+# presets; --with-validate adds `validate configs/validation` (about 30 s: it replays every plan of each file's band). Wall-clock lines of the
 # text report ("... wall") are dropped before hashing: they are the only non-deterministic output.
 set -euo pipefail
+caller=$PWD
 cd "$(dirname "$0")/.."
 trnsim=build/release/trnsim
 with_validate=0
@@ -17,6 +18,8 @@ for a in "$@"; do
     *) trnsim=$a ;;
   esac
 done
+# A path given by the caller is relative to the caller's folder; the default to the repository.
+if [[ "$trnsim" != build/release/trnsim && "$trnsim" != /* ]]; then trnsim=$caller/$trnsim; fi
 trnsim=$(realpath "$trnsim")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
