@@ -4,8 +4,9 @@
 #   tools/output_digests.sh [TRNSIM] [--with-validate] > digests.txt
 # Covers, for every file in configs/examples/: run (text, --json, --csv, --html, --trace) with the
 # analytic and the flow network model, and --dry-run; plus collective tables, topology --dot and
-# presets; --with-validate adds `validate configs/validation` (about 30 s: it replays every plan of each file's band). Wall-clock lines of the
-# text report ("... wall") are dropped before hashing: they are the only non-deterministic output.
+# presets; --with-validate adds `validate configs/validation` (about 30 s: it replays every plan
+# of each file's band). Wall-clock lines of the text report ("... wall") are dropped before
+# hashing: they are the only non-deterministic output.
 set -euo pipefail
 caller=$PWD
 cd "$(dirname "$0")/.."
