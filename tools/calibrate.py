@@ -38,8 +38,10 @@ BOUNDS = {
     "hbm_efficiency": (0.3, 1.0),
     "task_overhead_us": (0.0, 50.0),
     "tensor_instruction_overhead_cycles": (0.0, 2000.0),
-    "collective_startup_us": (0.0, 200.0),
+    "collective_launch_us": (0.0, 200.0),
     "collective_step_us": (0.0, 50.0),
+    "collective_message_us": (0.0, 20.0),
+    "collective_dma_share": (0.05, 1.0),
     "comm_compute_slowdown": (1.0, 2.0),
 }
 

@@ -1,6 +1,7 @@
 // `trnsim collective`: predicts what the Neuron collective benchmark (nccl-tests style) would
 // print: size(B) count(elems) type time(us) algbw(GB/s) busbw(GB/s), GB/s meaning GiB/s there,
-// algbw = size / time, busbw = algbw x the nccl-tests factor; then the average bus bandwidth.
+// algbw = size / time, busbw = algbw x the nccl-tests factor; then the average bus bandwidth. The
+// algorithm column is what ran: with --algorithm auto, the software's collective library's choice.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -21,6 +22,7 @@ namespace trnsim::cli {
 namespace {
 struct CollectiveOptions {
   std::string instance, op = "all-reduce", dtype = "fp32", algorithm = "auto", network = "analytic";
+  std::string software;  // empty: the instance preset's default software
   std::uint64_t min = 1024, max = std::uint64_t{1} << 30;  // bytes
   int nodes = 0;  // 0: one UltraServer's instances (1 for plain instances)
   int ranks = 0;
@@ -46,7 +48,13 @@ int run_collective(const CollectiveOptions& o) {
   if (max < min) throw InputError(fmt::format("-e {} bytes is below -b {} bytes", o.max, o.min));
   if (!(o.factor > 1)) throw InputError(fmt::format("-f {}: expected a factor above 1", o.factor));
   const int elem = dtype_bytes(o.dtype);
-  const int nodes = o.nodes > 0 ? o.nodes : std::max(1, config::load_instance(o.instance).ultraserver_instances);
+  const hw::InstanceSpec instance = config::load_instance(o.instance);
+  const std::string software_name = o.software.empty() ? instance.default_software : o.software;
+  if (software_name.empty()) {
+    throw InputError(fmt::format("{} names no default software: give --software NAME", o.instance));
+  }
+  const workload::SoftwareSpec software = config::load_software(software_name);
+  const int nodes = o.nodes > 0 ? o.nodes : std::max(1, instance.ultraserver_instances);
   const hw::ClusterSpec cluster = config::load_cluster(o.instance, nodes);
   const hw::DeviceMap devices(cluster);
   const int ranks = o.ranks > 0 ? o.ranks : devices.ranks();
@@ -60,6 +68,8 @@ int run_collective(const CollectiveOptions& o) {
   std::iota(c.ranks.begin(), c.ranks.end(), 0);
   fmt::print("# trnsim collective: {} on {} x {}, {} ranks, dtype {}, algorithm {}, network {}\n", o.op, nodes,
              o.instance, ranks, o.dtype, o.algorithm, o.network);
+  fmt::print("# software {}: collective library {}{}\n", software_name, software.collectives.library,
+             software.collectives.optimal ? " (optimal: the analytic optimum)" : "");
   fmt::print("# GB/s columns are GiB/s (2^30 bytes per second), as in the Neuron collective benchmark\n");
   fmt::print("#{:>14} {:>14} {:>6} {:>12} {:>12} {:>12}  {}\n", "size(B)", "count(elems)", "type", "time(us)",
              "algbw(GB/s)", "busbw(GB/s)", "algorithm");
@@ -69,7 +79,7 @@ int run_collective(const CollectiveOptions& o) {
   for (double size = min; size <= max; size = std::round(size * o.factor)) {
     c.bytes = size;
     sim::Engine engine;
-    net::Network network(cluster, *model, engine);
+    net::Network network(cluster, *model, engine, software.collectives);
     const net::Algorithm used = network.choose(c);
     sim::Time done;
     network.start(c, [&] { done = engine.now(); });
@@ -105,7 +115,11 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_option("-f,--stepfactor", opts->factor, "Size multiplier between rows (default 2)");
   sub->add_option("--dtype", opts->dtype, "Element type for count(elems): fp32, bf16, fp16, fp8");
   sub->add_option("--algorithm", opts->algorithm,
-                  "auto, ring, bidirectional-ring, hierarchical, torus-2d, halving-doubling, direct");
+                  "auto (the software's collective library chooses), optimal (the analytic optimum), ring, "
+                  "bidirectional-ring, hierarchical, torus-2d, halving-doubling, direct");
+  sub->add_option("--software", opts->software,
+                  "Software preset whose collective library chooses the algorithm (default: the instance "
+                  "preset's default software)");
   sub->add_option("--network", opts->network, network_model_help());
   sub->callback([opts, &action] { action = [opts] { return run_collective(*opts); }; });
 }

@@ -27,7 +27,7 @@ Field<NetworkOptions> network_model_row() {
 const Field<NetworkOptions> kNetworkFields[] = {
     documentation<NetworkOptions>(),
     network_model_row(),
-    value<&NetworkOptions::algorithm>("algorithm", "a collective algorithm, or auto (the library's choice)")
+    value<&NetworkOptions::algorithm>("algorithm", "auto (the software's collective library chooses), optimal (the analytic optimum, a what-if) or an algorithm")
         .or_default("auto")
         .then([](ObjectReader& r, NetworkOptions& n) {
           // The algorithm names belong to the net layer; checked here so that a bad name names its file.

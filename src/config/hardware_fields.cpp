@@ -111,11 +111,9 @@ constexpr Field<ChipSpec> kChipFields[] = {
     }),
     number<&ChipSpec::hbm_bytes>("hbm_GiB", kGiB, kMemoryGiB, "HBM capacity per chip"),
     number<&ChipSpec::hbm_bandwidth>("hbm_bandwidth_GBps", kGB, kBandwidthGBps, "HBM bandwidth per chip"),
-    number<&ChipSpec::dma_bandwidth>("dma_bandwidth_GBps", kGB, {1e-3, 1e7, "not published"}, "DMA bandwidth per chip")
-        .or_default(0),
-    number<&ChipSpec::core_link_bandwidth>("core_link_GBps", kGB,
-                                           {1e-3, 1e7, "not known: the DMA bandwidth, else half the HBM bandwidth"},
-                                           "link the cores of one chip share, both directions together")
+    number<&ChipSpec::dma_bandwidth>("dma_bandwidth_GBps", kGB,
+                                     {1e-3, 1e7, "not known: core-to-core copies at half the HBM bandwidth"},
+                                     "bytes the chip's DMA engines move per second, all engines together")
         .or_default(0),
     integer<&ChipSpec::collective_cores>("collective_cores", kUnitsOrNone, "collective-communication cores")
         .or_default(0),
@@ -155,8 +153,15 @@ constexpr Field<Calibration> kCalibrationFields[] = {
     number<&Calibration::vector_efficiency>("vector_efficiency", 1, kEfficiency, "of the vector and scalar rates"),
     number<&Calibration::hbm_efficiency>("hbm_efficiency", 1, kEfficiency, "of the HBM bandwidth"),
     number<&Calibration::task_overhead_s>("task_overhead_us", kMicro, kLatencyUs, "fixed cost per compute task"),
-    number<&Calibration::collective_startup_s>("collective_startup_us", kMicro, kLatencyUs, "per collective"),
-    number<&Calibration::collective_step_s>("collective_step_us", kMicro, kLatencyUs, "per algorithm step"),
+    number<&Calibration::collective_launch_s>("collective_launch_us", kMicro, kLatencyUs,
+                                              "launch of one collective operation"),
+    number<&Calibration::collective_step_s>("collective_step_us", kMicro, kLatencyUs,
+                                            "synchronisation of an algorithm step: its shortest duration"),
+    number<&Calibration::collective_message_s>("collective_message_us", kMicro, kLatencyUs,
+                                               "per message a rank posts in a step (per peer)"),
+    number<&Calibration::collective_dma_share>("collective_dma_share", 1, kEfficiency,
+                                               "of the chip's DMA throughput that collectives sustain")
+        .or_default(1.0),
     number<&Calibration::comm_compute_slowdown>("comm_compute_slowdown", 1, kSlowdown,
                                                 "compute slowdown while a collective runs (GPUs; 1: none)"),
 };

@@ -13,13 +13,10 @@ void AnalyticModel::start(const Collective& c, sim::InlineHandler&& done) {
 }
 
 void AnalyticModel::start_transfer(int src_rank, int dst_rank, double bytes, sim::InlineHandler&& done) {
-  const auto& dm = context_.topology.devices();
   Router& router = context_.router;
-  const Route& r = router.route(dm.chip_of(src_rank), dm.chip_of(dst_rank));
+  const Route& r = router.path(src_rank, dst_rank);
   for (LinkId l : router.links(r)) link_bytes_[static_cast<std::size_t>(l)] += bytes;
-  const sim::Time t =
-      context_.transfer_fixed(r) + (bytes > 0 ? sim::Time::seconds(bytes / r.bottleneck) : sim::Time::zero());
-  context_.engine.schedule_in(t, std::move(done));
+  context_.engine.schedule_in(context_.transfer_time(r, bytes), std::move(done));
 }
 
 LinkTotals AnalyticModel::link_totals(LinkId l) const {
@@ -31,12 +28,14 @@ AnalyticResult AnalyticModel::result(const Schedule& s) {
   const Topology& topo = context_.topology;
   Router& router = context_.router;
   std::vector<double> per_link(static_cast<std::size_t>(topo.link_count()), 0.0);
-  const auto& dm = topo.devices();
   for (const Phase& p : s.phases) {
     for (const Transfer& t : p.transfers) {
-      for (LinkId l : router.links(router.route(dm.chip_of(t.src), dm.chip_of(t.dst)))) {
-        per_link[static_cast<std::size_t>(l)] += t.bytes * p.repeats;
+      const double b = t.bytes * p.repeats;
+      for (LinkId l : router.links(router.path(t.src, t.dst))) {
+        per_link[static_cast<std::size_t>(l)] += b;
       }
+      // A reduction reads the receiver's own operand through its chip's DMA link.
+      if (p.reduce) per_link[static_cast<std::size_t>(topo.dma_link(t.dst))] += b;
     }
   }
   AnalyticResult r;

@@ -1,8 +1,8 @@
 #pragma once
 // Net-internal: the analytic network model. Each call completes after its closed-form time
 // (closed_form.hpp), computed once per distinct call; calls do not see each other. Link figures:
-// every byte a call's schedule sends is credited to the links of its route, busy time being
-// bytes / bandwidth.
+// every byte a call's schedule sends is credited to the links of its route, and every byte a
+// reduction reads to the receiver's DMA link; busy time is bytes / bandwidth.
 #include <vector>
 
 #include "network_model.hpp"

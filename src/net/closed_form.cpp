@@ -1,42 +1,56 @@
 #include "trnsim/net/closed_form.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace trnsim::net {
 
-ClosedForm::ClosedForm(Router& router)
-    : router_(&router), topo_(&router.topology()), load_(static_cast<std::size_t>(router.topology().link_count()), 0) {}
+ClosedForm::ClosedForm(Router& router, CollectivePolicy policy)
+    : router_(&router),
+      topo_(&router.topology()),
+      policy_(std::move(policy)),
+      load_(static_cast<std::size_t>(router.topology().link_count()), 0),
+      sends_(static_cast<std::size_t>(router.topology().devices().ranks()), 0) {}
 
 sim::Time ClosedForm::step_time(const Phase& p) {
-  const hw::DeviceMap& dm = topo_->devices();
   const auto& cal = topo_->cluster().instance.calibration;
   touched_.clear();
+  auto count = [this](LinkId l) {
+    if (load_[static_cast<std::size_t>(l)]++ == 0) touched_.push_back(l);
+  };
   for (const Transfer& t : p.transfers) {
-    for (LinkId l : router_->links(router_->route(dm.chip_of(t.src), dm.chip_of(t.dst)))) {
-      if (load_[static_cast<std::size_t>(l)]++ == 0) touched_.push_back(l);
-    }
+    for (LinkId l : router_->links(router_->path(t.src, t.dst))) count(l);
+    if (p.reduce) count(topo_->dma_link(t.dst));
+    ++sends_[static_cast<std::size_t>(t.src)];
   }
+  // Same expression as the flow model's fair share: capacity / flows on the link.
+  auto share = [this](LinkId l) { return topo_->link(l).bandwidth / load_[static_cast<std::size_t>(l)]; };
   sim::Time worst = sim::Time::zero();
   for (const Transfer& t : p.transfers) {
-    const Route& r = router_->route(dm.chip_of(t.src), dm.chip_of(t.dst));
+    const Route& r = router_->path(t.src, t.dst);
     double rate = 0;
     bool first = true;
     for (LinkId l : router_->links(r)) {
-      // Same expression as the flow model's fair share: capacity / flows on the link.
-      const double share = topo_->link(l).bandwidth / load_[static_cast<std::size_t>(l)];
-      rate = first ? share : std::min(rate, share);
+      rate = first ? share(l) : std::min(rate, share(l));
       first = false;
     }
-    const sim::Time dt = sim::Time::seconds(cal.collective_step_s + r.latency) +
-                         (t.bytes > 0 ? sim::Time::seconds(t.bytes / rate) : sim::Time::zero());
+    double data = t.bytes > 0 ? t.bytes / rate : 0.0;
+    if (p.reduce && t.bytes > 0) data = std::max(data, t.bytes / share(topo_->dma_link(t.dst)));
+    // The same composition as the flow model's (collective_run.cpp), so that they agree to the
+    // picosecond: messages, then max(step, data), then the route's latency.
+    const double messages = sends_[static_cast<std::size_t>(t.src)];
+    const sim::Time dt = sim::Time::seconds(cal.collective_message_s * messages) +
+                         std::max(sim::Time::seconds(cal.collective_step_s), sim::Time::seconds(data)) +
+                         sim::Time::seconds(r.latency);
     worst = std::max(worst, dt);
   }
   for (LinkId l : touched_) load_[static_cast<std::size_t>(l)] = 0;
+  for (const Transfer& t : p.transfers) sends_[static_cast<std::size_t>(t.src)] = 0;
   return worst;
 }
 
 sim::Time ClosedForm::estimate(const Schedule& s) {
-  sim::Time total = sim::Time::seconds(topo_->cluster().instance.calibration.collective_startup_s);
+  sim::Time total = sim::Time::seconds(topo_->cluster().instance.calibration.collective_launch_s);
   for (const Phase& p : s.phases) {
     const sim::Time step = step_time(p);
     total += sim::Time::ps(step.picoseconds() * p.repeats);
@@ -44,8 +58,27 @@ sim::Time ClosedForm::estimate(const Schedule& s) {
   return total;
 }
 
+sim::Time ClosedForm::transfer_time(const Route& r, double bytes) const {
+  const auto& cal = topo_->cluster().instance.calibration;
+  const double data = bytes > 0 ? bytes / r.bottleneck : 0.0;
+  return sim::Time::seconds(cal.collective_launch_s) + sim::Time::seconds(cal.collective_message_s) +
+         std::max(sim::Time::seconds(cal.collective_step_s), sim::Time::seconds(data)) + sim::Time::seconds(r.latency);
+}
+
 Algorithm ClosedForm::choose(const Collective& c) {
-  if (c.algorithm != Algorithm::Auto) return c.algorithm;
+  Algorithm a = c.algorithm;
+  if (a == Algorithm::Auto) {
+    const hw::DeviceMap& dm = topo_->devices();
+    const bool spans = !c.ranks.empty() && std::any_of(c.ranks.begin(), c.ranks.end(), [&](int r) {
+      return dm.instance_of(r) != dm.instance_of(c.ranks.front());
+    });
+    a = policy_.choice(c.op, c.bytes, spans);
+    if (a != Algorithm::Optimal && !supports(a, c, topo_->cluster(), dm)) a = Algorithm::Optimal;
+  }
+  return a == Algorithm::Optimal ? optimum(c) : a;
+}
+
+Algorithm ClosedForm::optimum(const Collective& c) {
   const auto& cluster = topo_->cluster();
   const auto& dm = topo_->devices();
   const bool reduce_or_gather = c.op == CollectiveOp::AllReduce || c.op == CollectiveOp::ReduceScatter ||

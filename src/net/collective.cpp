@@ -24,6 +24,7 @@ struct AlgoName {
   std::string_view name;
 };
 constexpr AlgoName kAlgos[] = {{Algorithm::Auto, "auto"},
+                               {Algorithm::Optimal, "optimal"},
                                {Algorithm::Ring, "ring"},
                                {Algorithm::BidirectionalRing, "bidirectional-ring"},
                                {Algorithm::Hierarchical, "hierarchical"},
@@ -123,7 +124,7 @@ Algorithm parse_algorithm(std::string_view s) {
   for (const auto& o : kAlgos) {
     if (o.name == s) return o.a;
   }
-  throw InputError(fmt::format("unknown collective algorithm '{}': expected auto, ring, bidirectional-ring, "
+  throw InputError(fmt::format("unknown collective algorithm '{}': expected auto, optimal, ring, bidirectional-ring, "
                                "hierarchical, torus-2d, halving-doubling or direct", s));
 }
 
@@ -184,6 +185,7 @@ bool supports(Algorithm a, const Collective& c, const hw::ClusterSpec& cluster, 
   if (c.op == CollectiveOp::AllToAll && a != Algorithm::Direct) return no("all-to-all runs only as direct");
   switch (a) {
     case Algorithm::Auto: return no("auto is not a concrete algorithm");
+    case Algorithm::Optimal: return no("optimal is not a concrete algorithm");
     case Algorithm::Ring:
     case Algorithm::Direct: return true;
     case Algorithm::BidirectionalRing:
@@ -232,9 +234,10 @@ Schedule make_schedule(const Collective& c, Algorithm a, const hw::ClusterSpec& 
     }
     case Algorithm::HalvingDoubling: return algo::halving_doubling(c, ring_order(c.ranks, cluster, dm));
     case Algorithm::Direct: return algo::direct(c);
-    case Algorithm::Auto: break;
+    case Algorithm::Auto:
+    case Algorithm::Optimal: break;
   }
-  throw InternalError("make_schedule: auto must be resolved first");
+  throw InternalError("make_schedule: auto and optimal must be resolved first");
 }
 
 }  // namespace trnsim::net

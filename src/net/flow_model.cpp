@@ -82,18 +82,23 @@ void FlowModel::start_coarse(Slot slot, sim::Time pre, double fraction) {
     context_.engine.schedule(now + pre, [this, slot] { finish(slot); });
     return;
   }
+  call.fraction = fraction;
   for (LinkId l : s.links) ++claims_[static_cast<std::size_t>(l)];
   Router& router = context_.router;
-  for (const auto& pr : s.pairs) {
-    solver_.submit(now + pre, router.links(router.route(pr.src_chip, pr.dst_chip)), pr.bytes * fraction, this, slot);
+  for (std::size_t k = 0; k < s.pairs.size(); ++k) {
+    const auto& pr = s.pairs[k];
+    solver_.submit(now + pre, router.links(router.path(pr.src_rank, pr.dst_rank)), pr.bytes * fraction, this,
+                   (static_cast<std::uint64_t>(k) << 32) | slot);
   }
   wake();
 }
 
 void FlowModel::on_flow_done(std::uint64_t tag, sim::Time now) {
-  const auto slot = static_cast<Slot>(tag);
+  const auto slot = static_cast<Slot>(tag & 0xFFFFFFFFu);
   Call& call = calls_[slot];
   if (call.flows_left == 0) throw InternalError("flow model: a flow finished for a call with none left");
+  const FlowShape::Pair& pair = call.shape->pairs[static_cast<std::size_t>(tag >> 32)];
+  if (!pair.reduce) coarse_delivered_ += pair.bytes * call.fraction;
   if (--call.flows_left > 0) return;
   for (LinkId l : call.shape->links) --claims_[static_cast<std::size_t>(l)];
   context_.engine.schedule(now, [this, slot] { finish(slot); });
@@ -150,7 +155,7 @@ LinkTotals FlowModel::link_totals(LinkId l) const {
 NetworkCounters FlowModel::counters() const {
   NetworkCounters c = counters_;
   c.in_flight = calls_.in_use();
-  c.bytes_delivered = solver_.bytes_delivered() + fast_delivered_;
+  c.bytes_delivered = coarse_delivered_ + fast_delivered_;
   c.flows = solver_.flows_completed();
   c.flow_events = solver_.events_processed();
   c.shapes = shapes_.size();

@@ -6,8 +6,9 @@
 //    once: its duration alone on the network T (a one-time flow simulation of its full schedule,
 //    every step a flow), the links it uses with the bytes and busy time each gets, and its coarse
 //    form: one flow per (sender chip, receiver chip) pair carrying all the bytes that pair
-//    exchanges, plus a fixed delay F = T - (time of those coarse flows alone): start-up, per-step
-//    and latency terms.
+//    exchanges, one per chip whose ranks reduce carrying the operands they read (on its DMA link),
+//    plus a fixed delay F = T - (time of those coarse flows alone): launch, message, step and
+//    latency terms.
 //  - Fast path: a call whose links carry no other call or transfer when it starts holds them and
 //    completes after exactly T, as in a full flow simulation of it alone.
 //  - Contention: when a call or transfer starts on a link held by a fast-path call, that call is
@@ -22,7 +23,8 @@
 //  - A link counts as in use from the moment a coarse call or transfer is started (its delay
 //    included) until its last flow is delivered: conservative, it only costs speed, not timing.
 //  - Bytes: every call delivers exactly its schedule's bytes (fast path, converted part and flows
-//    together); link_totals() credits fast-path links with the isolated bytes and busy time,
+//    together; the reductions' reads of their operands load the DMA links but are not delivered
+//    bytes); link_totals() credits fast-path links with the isolated bytes and busy time,
 //    pro rata for the part before a conversion.
 //  - Deterministic: links and pairs are visited in ascending / schedule order, ties by event order.
 #include <cstdint>
@@ -56,6 +58,7 @@ class FlowModel final : public NetworkModel, private FlowListener {
     sim::Time started;
     sim::EventId fast_end;
     std::size_t flows_left = 0;
+    double fraction = 1;  // coarse: the part of each pair's bytes its flows carry
   };
   using Slot = sim::SlotPool<Call>::Slot;
 
@@ -78,6 +81,7 @@ class FlowModel final : public NetworkModel, private FlowListener {
   std::vector<std::int32_t> claims_;  // per link: coarse calls and transfers using it
   std::vector<double> fast_bytes_, fast_busy_;  // per link, credited by the fast path
   double fast_delivered_ = 0;
+  double coarse_delivered_ = 0;  // bytes sent by coarse flows (a reduction's read is not sent)
   NetworkCounters counters_;  // fast, converted, coarse
   sim::EventId wake_id_;      // the engine event that advances the solver to its next event
   sim::Time wake_at_ = sim::Time::max();

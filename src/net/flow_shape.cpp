@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "trnsim/error.hpp"
@@ -29,17 +30,20 @@ const FlowShape& FlowShapes::collective(const Collective& c) {
   const auto& dm = topo.devices();
   FlowShape shape;
   // Coarse pairs in order of first appearance, and the bytes each link carries.
-  std::map<std::pair<int, int>, std::size_t> pair_index;
+  std::map<std::tuple<int, int, bool>, std::size_t> pair_index;
   std::vector<double> per_link(static_cast<std::size_t>(topo.link_count()), 0.0);
+  auto add = [&](int src, int dst, bool reduce, double b) {
+    const auto [it, fresh] = pair_index.emplace(std::tuple(src, dm.chip_of(dst), reduce), shape.pairs.size());
+    if (fresh) shape.pairs.push_back(FlowShape::Pair{src, dst, 0.0, reduce});
+    shape.pairs[it->second].bytes += b;
+    for (LinkId l : router.links(router.path(src, dst))) per_link[static_cast<std::size_t>(l)] += b;
+  };
   for (const Phase& p : sched.phases) {
     for (const Transfer& t : p.transfers) {
       const double b = t.bytes * p.repeats;
       shape.bytes += b;
-      const int a = dm.chip_of(t.src), d = dm.chip_of(t.dst);
-      const auto [it, fresh] = pair_index.emplace(std::pair(a, d), shape.pairs.size());
-      if (fresh) shape.pairs.push_back(FlowShape::Pair{a, d, 0.0});
-      shape.pairs[it->second].bytes += b;
-      for (LinkId l : router.links(router.route(a, d))) per_link[static_cast<std::size_t>(l)] += b;
+      add(t.src, t.dst, false, b);
+      if (p.reduce) add(t.dst, t.dst, true, b);
     }
   }
   // The full schedule alone, every step a flow: T and each link's busy time.
@@ -66,7 +70,7 @@ const FlowShape& FlowShapes::collective(const Collective& c) {
   EndTime coarse_end;
   coarse_end.at = t1;
   for (const auto& pr : shape.pairs) {
-    isolated_.submit(t1, router.links(router.route(pr.src_chip, pr.dst_chip)), pr.bytes, &coarse_end, 0);
+    isolated_.submit(t1, router.links(router.path(pr.src_rank, pr.dst_rank)), pr.bytes, &coarse_end, 0);
   }
   isolated_.run();
   const sim::Time coarse = coarse_end.at - t1;
@@ -80,17 +84,16 @@ const FlowShape& FlowShapes::transfer(int src_rank, int dst_rank, double bytes) 
   key_scratch_.bytes = bytes;
   key_scratch_.ranks.assign({src_rank, dst_rank});
   if (const FlowShape* found = transfers_.find(key_scratch_)) return *found;
-  const auto& dm = context_.topology.devices();
   Router& router = context_.router;
-  const int a = dm.chip_of(src_rank), b = dm.chip_of(dst_rank);
-  const Route& r = router.route(a, b);
+  const Route& r = router.path(src_rank, dst_rank);
   FlowShape shape;
-  shape.fixed = context_.transfer_fixed(r);
-  shape.time = shape.fixed;
+  shape.time = context_.transfer_time(r, bytes);
+  shape.fixed = shape.time;
   shape.bytes = bytes;
-  shape.pairs.push_back(FlowShape::Pair{a, b, bytes});
+  shape.pairs.push_back(FlowShape::Pair{src_rank, dst_rank, bytes, false});
   if (bytes > 0 && r.hops > 0) {
-    shape.time += sim::Time::seconds(bytes / r.bottleneck);
+    const sim::Time coarse = sim::Time::seconds(bytes / r.bottleneck);
+    shape.fixed = shape.time > coarse ? shape.time - coarse : sim::Time::zero();
     const auto links = router.links(r);
     shape.links.assign(links.begin(), links.end());
     std::sort(shape.links.begin(), shape.links.end());

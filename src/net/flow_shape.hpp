@@ -12,15 +12,18 @@ namespace trnsim::net {
 
 struct FlowShape {
   sim::Time time;   // T: the full schedule alone on the network, every step a flow
-  sim::Time fixed;  // F = T - (time of the coarse pairs alone): start-up, per-step and latency terms
-  double bytes = 0;
+  sim::Time fixed;  // F = T - (time of the coarse pairs alone): launch, message, step and latency terms
+  double bytes = 0;  // what the schedule sends (reductions' reads of their operands not included)
   std::vector<LinkId> links;                    // ascending
   std::vector<double> link_bytes, link_busy_s;  // per links[i], alone
   struct Pair {
-    int src_chip = 0, dst_chip = 0;
+    int src_rank = 0, dst_rank = 0;  // its flows cross Router::path(src_rank, dst_rank)
     double bytes = 0;
+    bool reduce = false;  // the reads of a receiver's operands on its DMA link (src_rank == dst_rank)
   };
-  std::vector<Pair> pairs;  // the coarse form: one per (sender chip, receiver chip), schedule order
+  // The coarse form: one per (sender, receiver chip) and one per rank that reduces, in schedule
+  // order (a sender's transfers to one chip share their path: its DMA link and the route).
+  std::vector<Pair> pairs;
 };
 
 // Measures and keeps the shapes, each on a solver of its own that is empty between measurements.
@@ -32,8 +35,8 @@ class FlowShapes {
   // one isolated flow simulation of its schedule, then of its coarse pairs; later calls one lookup.
   // The reference stays valid for the shapes' lifetime.
   const FlowShape& collective(const Collective& c);
-  // Contract: the shape of a point-to-point transfer: one flow on the route after the fixed part
-  // (NetworkContext::transfer_fixed), so that it agrees with the analytic model to the picosecond.
+  // Contract: the shape of a point-to-point transfer: T = NetworkContext::transfer_time (so that
+  // it agrees with the analytic model to the picosecond), its coarse form one flow on the route.
   const FlowShape& transfer(int src_rank, int dst_rank, double bytes);
   std::size_t size() const { return collectives_.size() + transfers_.size(); }
   const FlowSolver& solver() const { return isolated_; }  // the measurements' solver

@@ -6,21 +6,16 @@
 
 namespace trnsim::net {
 
-NetworkContext::NetworkContext(const hw::ClusterSpec& cluster, sim::Engine& sim_engine)
-    : engine(sim_engine), topology(cluster), router(topology), closed_form(router) {}
+NetworkContext::NetworkContext(const hw::ClusterSpec& cluster, sim::Engine& sim_engine, CollectivePolicy policy)
+    : engine(sim_engine), topology(cluster), router(topology), closed_form(router, std::move(policy)) {}
 
 Schedule NetworkContext::schedule(const Collective& c) {
   return make_schedule(c, closed_form.choose(c), topology.cluster(), topology.devices());
 }
 
-sim::Time NetworkContext::transfer_fixed(const Route& r) const {
-  const auto& cal = topology.cluster().instance.calibration;
-  return sim::Time::seconds(cal.collective_startup_s) + sim::Time::seconds(cal.collective_step_s + r.latency);
-}
-
-Network::Network(const hw::ClusterSpec& cluster, NetworkModelKind kind, sim::Engine& engine)
+Network::Network(const hw::ClusterSpec& cluster, NetworkModelKind kind, sim::Engine& engine, CollectivePolicy policy)
     : kind_(kind),
-      context_(std::make_unique<NetworkContext>(cluster, engine)),
+      context_(std::make_unique<NetworkContext>(cluster, engine, std::move(policy))),
       model_(network_model(kind).make(*context_)) {}
 
 Network::~Network() = default;

@@ -16,15 +16,15 @@ namespace trnsim::net {
 // What every model reads: the engine, the topology and its routes, the closed form. Built once
 // per Network; never moves (models keep a reference).
 struct NetworkContext {
-  NetworkContext(const hw::ClusterSpec& cluster, sim::Engine& sim_engine);
+  NetworkContext(const hw::ClusterSpec& cluster, sim::Engine& sim_engine, CollectivePolicy policy);
   NetworkContext(const NetworkContext&) = delete;
   NetworkContext& operator=(const NetworkContext&) = delete;
 
   // The closed form's choice of algorithm for `c`, scheduled.
   Schedule schedule(const Collective& c);
-  // The fixed part of a point-to-point transfer on route `r`: collective start-up, one step and
-  // the route's latency (the same expression in every model, so that they agree to the picosecond).
-  sim::Time transfer_fixed(const Route& r) const;
+  // A point-to-point transfer of `bytes` alone on route `r` (ClosedForm::transfer_time: the same
+  // expression in every model, so that they agree to the picosecond).
+  sim::Time transfer_time(const Route& r, double bytes) const { return closed_form.transfer_time(r, bytes); }
 
   sim::Engine& engine;
   Topology topology;

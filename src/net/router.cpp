@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/filtered_graph.hpp>
@@ -186,9 +187,7 @@ const Route& Router::route(int src_chip, int dst_chip) {
   if (auto it = cache_.find(key); it != cache_.end()) return routes_[it->second];
   Route r;
   r.first = static_cast<std::uint32_t>(store_.size());
-  if (src_chip == dst_chip) {
-    store_.push_back(topo_->local_link(src_chip));
-  } else {
+  if (src_chip != dst_chip) {
     const hw::DeviceMap& dm = topo_->devices();
     const hw::InstanceSpec& inst = topo_->cluster().instance;
     const int cpi = dm.chips_per_instance();
@@ -221,16 +220,43 @@ const Route& Router::route(int src_chip, int dst_chip) {
                                    inst.name, src_chip, dst_chip, si, di));
     }
   }
+  finish(r);
+  cache_.emplace(key, static_cast<std::uint32_t>(routes_.size() - 1));
+  return routes_.back();
+}
+
+const Route& Router::path(int src_rank, int dst_rank) {
+  const hw::DeviceMap& dm = topo_->devices();
+  const int src_chip = dm.chip_of(src_rank), dst_chip = dm.chip_of(dst_rank);
+  const auto key = pair_key(src_rank, dst_chip);
+  if (auto it = paths_.find(key); it != paths_.end()) return routes_[it->second];
+  const Route network = route(src_chip, dst_chip);  // a copy: the next push may move routes_
+  bool dma = src_chip == dst_chip;
+  if (!dma && topo_->cluster().instance.chip.family == hw::Family::Trainium) {
+    dma = topo_->link(store_[network.first]).kind != LinkKind::EfaPort;
+  }
+  Route r;
+  r.first = static_cast<std::uint32_t>(store_.size());
+  if (dma) store_.push_back(topo_->dma_link(src_rank));
+  for (std::uint32_t i = 0; i < network.hops; ++i) {
+    const LinkId l = store_[network.first + i];
+    store_.push_back(l);
+  }
+  finish(r);
+  paths_.emplace(key, static_cast<std::uint32_t>(routes_.size() - 1));
+  return routes_.back();
+}
+
+void Router::finish(Route& r) {
   r.hops = static_cast<std::uint32_t>(store_.size() - r.first);
-  r.bottleneck = topo_->link(store_[r.first]).bandwidth;
+  r.latency = 0;
+  r.bottleneck = std::numeric_limits<double>::infinity();
   for (std::uint32_t i = 0; i < r.hops; ++i) {
     const Link& l = topo_->link(store_[r.first + i]);
     r.latency += l.latency;
     r.bottleneck = std::min(r.bottleneck, l.bandwidth);
   }
   routes_.push_back(r);
-  cache_.emplace(key, static_cast<std::uint32_t>(routes_.size() - 1));
-  return routes_.back();
 }
 
 }  // namespace trnsim::net

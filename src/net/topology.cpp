@@ -10,7 +10,7 @@ namespace trnsim::net {
 
 std::string_view to_string(LinkKind k) {
   switch (k) {
-    case LinkKind::ChipLocal: return "chip-local";
+    case LinkKind::Dma: return "dma";
     case LinkKind::NeuronLink: return "neuronlink";
     case LinkKind::UltraServerZ: return "ultraserver-z";
     case LinkKind::ServerSwitch: return "server-switch";
@@ -73,6 +73,16 @@ void Topology::add_link(VertexId u, VertexId v, LinkKind kind, double bandwidth,
   links_.push_back(Link{u, v, kind, bandwidth, latency});
   link_index_.emplace(key, id);
   boost::add_edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), id, graph_->graph);
+}
+
+void Topology::add_dma_link(VertexId chip, double bandwidth) {
+  if (!(bandwidth > 0)) {
+    throw InputError(fmt::format("{}: the DMA link of {} needs a positive bandwidth, found {}", cluster_.instance.name,
+                                 vertex_name(chip), bandwidth));
+  }
+  const auto id = static_cast<LinkId>(links_.size());
+  links_.push_back(Link{chip, chip, LinkKind::Dma, bandwidth, 0.0});
+  boost::add_edge(static_cast<std::size_t>(chip), static_cast<std::size_t>(chip), id, graph_->graph);
 }
 
 void Topology::add_duplex(VertexId u, VertexId v, LinkKind up, LinkKind down, double bandwidth, double latency_up,

@@ -22,23 +22,28 @@ void TopologyBuilder::build(Topology& t) {
   clos(t);
 }
 
-// Chips are vertices [0, chips) and their chip-local links are links [0, chips): the cores of a
-// chip exchange data at the chip's core-to-core throughput (core_link_bandwidth, calibrated where a
-// measurement exists), else through its DMA engines (dma_bandwidth), else by a copy that reads and
-// writes HBM (half the HBM bandwidth).
+// Chips are vertices [0, chips); links [0, ranks) are the ranks' DMA links, loops on their chip.
+// A chip's collectives move collective_dma_share of its dma_bandwidth (the same share on every
+// Trainium generation; the presets say which table fixed it), split evenly over its ranks: DMA
+// engines belong to cores (16 per NeuronCore-v3, trainium2.rst; 32 per two-core trn1 chip), so a
+// rank's transfers do not borrow its neighbours' engines. A chip without a DMA figure (GPUs)
+// copies through HBM, reading and writing each byte: half the HBM bandwidth. A transfer crosses
+// its sender's DMA link before its route (Router::path); a reduction's read of its operand
+// crosses the receiver's.
 void TopologyBuilder::chips(Topology& t) {
   const hw::ChipSpec& chip = t.cluster_.instance.chip;
-  const double local = chip.core_link_bandwidth > 0 ? chip.core_link_bandwidth
-                       : chip.dma_bandwidth > 0   ? chip.dma_bandwidth
-                                                  : chip.hbm_bandwidth / 2;
+  const double per_chip = chip.dma_bandwidth > 0
+                              ? t.cluster_.instance.calibration.collective_dma_share * chip.dma_bandwidth
+                              : chip.hbm_bandwidth / 2;
   const int n = t.devices_.chips();
+  const int per_rank = t.devices_.ranks_per_chip();
   for (int c = 0; c < n; ++c) t.add_vertex(VertexKind::Chip, c);
+  if (!(per_chip > 0)) {
+    throw InputError(fmt::format("{}: chip needs dma_bandwidth or hbm_bandwidth for core-to-core copies",
+                                 t.cluster_.instance.name));
+  }
   for (int c = 0; c < n; ++c) {
-    if (!(local > 0)) {
-      throw InputError(fmt::format("{}: chip needs dma_bandwidth or hbm_bandwidth for core-to-core copies",
-                                   t.cluster_.instance.name));
-    }
-    t.add_link(c, c, LinkKind::ChipLocal, local, 0.0);
+    for (int k = 0; k < per_rank; ++k) t.add_dma_link(c, per_chip / per_rank);
   }
 }
 

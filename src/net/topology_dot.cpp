@@ -11,7 +11,7 @@
 namespace trnsim::net {
 
 namespace {
-// Chip-local links are loops: left out of the picture.
+// DMA links are loops: left out of the picture.
 struct BetweenVertices {
   const LinkGraph::Graph* graph = nullptr;
   bool operator()(const LinkGraph::Edge& e) const { return boost::source(e, *graph) != boost::target(e, *graph); }

@@ -63,7 +63,7 @@ StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved) {
 void replay_step(const StepInput& input, StepRun& run) {
   const auto t_sim = std::chrono::steady_clock::now();
   sim::Engine engine;
-  net::Network network(input.cluster, input.network, engine);
+  net::Network network(input.cluster, input.network, engine, input.software.collectives);
   NetCommunicator comm(network, input.algorithm);
   ExecutorOptions exec;
   exec.comm_compute_slowdown = run.comm_compute_slowdown;

@@ -30,18 +30,29 @@ sim::Time run_one(const hw::ClusterSpec& c, NetworkModelKind m, const net::Colle
 }
 }  // namespace
 
-TEST_CASE("network: ring all-reduce without contention takes 2(n-1)/n S/B + 2(n-1)(a + step) exactly") {
+TEST_CASE("network: ring all-reduce without contention takes L + 2(n-1)(M + a + max(S, chunk/B)) exactly") {
   // 8 GPUs behind one switch: each GPU's link B = 100 GB/s; a ring neighbour is 2 hops with
-  // latency a = 1 us (GPU -> switch) + 0 (switch -> GPU). Step cost 2 us, op start-up 10 us.
+  // latency a = 1 us (GPU -> switch) + 0 (switch -> GPU). Launch L = 10 us, one message per rank
+  // and step M = 2 us, step synchronisation S = 5 us. The reductions' reads of their operands run
+  // on each GPU's local path (half its 2,000 GB/s HBM: 1,000 GB/s), never the bottleneck here.
   auto c = test::gpu_cluster(8, 1);
-  c.instance.calibration.collective_step_s = 2e-6;
-  c.instance.calibration.collective_startup_s = 10e-6;
-  const double s = 8e6;  // S/n = 1 MB: 10 us per step at 100 GB/s
-  // 2(7)/8 x 8e6 / 1e11 = 140 us; 2(7)(1 + 2) us = 42 us; + 10 us start-up = 192 us.
-  const auto expected = sim::Time::us(192);
-  const net::Collective coll{CollectiveOp::AllReduce, iota(8), s, Algorithm::Ring};
-  CHECK(run_one(c, NetworkModelKind::Analytic, coll) == expected);
-  CHECK(run_one(c, NetworkModelKind::Flow, coll) == expected);
+  c.instance.calibration.collective_launch_s = 10e-6;
+  c.instance.calibration.collective_message_s = 2e-6;
+  c.instance.calibration.collective_step_s = 5e-6;
+  SECTION("bandwidth-bound: each step's data outlasts its synchronisation") {
+    const double s = 8e6;  // S/n = 1 MB: 10 us per step at 100 GB/s, above S = 5 us
+    // 14 steps x (2 + 1 + 10) us = 182 us; + 10 us launch = 192 us.
+    const net::Collective coll{CollectiveOp::AllReduce, iota(8), s, Algorithm::Ring};
+    CHECK(run_one(c, NetworkModelKind::Analytic, coll) == sim::Time::us(192));
+    CHECK(run_one(c, NetworkModelKind::Flow, coll) == sim::Time::us(192));
+  }
+  SECTION("latency-bound: each step lasts its synchronisation") {
+    const double s = 8e3;  // 1 kB per step: 0.01 us of data, under S = 5 us
+    // 14 steps x (2 + 1 + 5) us = 112 us; + 10 us launch = 122 us.
+    const net::Collective coll{CollectiveOp::AllReduce, iota(8), s, Algorithm::Ring};
+    CHECK(run_one(c, NetworkModelKind::Analytic, coll) == sim::Time::us(122));
+    CHECK(run_one(c, NetworkModelKind::Flow, coll) == sim::Time::us(122));
+  }
 }
 
 TEST_CASE("network: flow agrees with analytic within 1% on every contention-free case") {
@@ -53,8 +64,13 @@ TEST_CASE("network: flow agrees with analytic within 1% on every contention-free
   auto trn2u = test::torus_cluster(4, 4, 1, 4);
   trn2u.instance.ultraserver_instances = 4;
   trn2u.instance.ultraserver_link = {256e9, 2e-6};
+  // DMA below the NeuronLinks: 0.5 x 300 GB/s per chip for 4 ports of 100 GB/s.
+  auto dma_bound = test::torus_cluster(4, 4, 2, 1);
+  dma_bound.instance.chip.dma_bandwidth = 300e9;
+  dma_bound.instance.calibration.collective_dma_share = 0.5;
   std::vector<Case> cases = {
       {"trn1-like, one instance", test::torus_cluster(4, 4, 2, 1), 32},
+      {"trn1-like, DMA-bound chips", dma_bound, 32},
       {"trn1-like, two instances", test::torus_cluster(4, 4, 2, 2), 64},
       {"trn2u-like UltraServer", trn2u, 64},
       {"gpu, two nodes", test::gpu_cluster(8, 2), 16},
@@ -65,7 +81,8 @@ TEST_CASE("network: flow agrees with analytic within 1% on every contention-free
   int compared = 0;
   for (auto& k : cases) {
     k.cluster.instance.calibration.collective_step_s = 5e-6;
-    k.cluster.instance.calibration.collective_startup_s = 20e-6;
+    k.cluster.instance.calibration.collective_message_s = 1e-6;
+    k.cluster.instance.calibration.collective_launch_s = 20e-6;
     const hw::DeviceMap dm(k.cluster);
     for (CollectiveOp op : ops) {
       for (Algorithm a : net::kConcreteAlgorithms) {
@@ -93,7 +110,7 @@ TEST_CASE("network: flow agrees with analytic within 1% on every contention-free
       }
     }
   }
-  CHECK(compared > 80);
+  CHECK(compared > 100);
 }
 
 TEST_CASE("network: two groups whose rings cross one link each get half of it in flow") {
@@ -155,33 +172,42 @@ TEST_CASE("network: every collective delivers exactly the bytes it sends") {
   }
 }
 
-TEST_CASE("network: automatic choice follows size and topology") {
+TEST_CASE("network: the analytic optimum follows size and topology") {
   auto c = test::torus_cluster(4, 4, 2, 4);
   c.instance.calibration.collective_step_s = 10e-6;
+  c.instance.calibration.collective_message_s = 1e-6;
   sim::Engine engine;
-  net::Network net(c, NetworkModelKind::Analytic, engine);
+  net::Network net(c, NetworkModelKind::Analytic, engine);  // no library: Auto is the optimum
   // Across 4 instances, large: hierarchical keeps the slow EFA hops to 2(I-1) steps.
+  CHECK(net.choose({CollectiveOp::AllReduce, iota(128), 256e6, Algorithm::Optimal}) == Algorithm::Hierarchical);
   CHECK(net.choose({CollectiveOp::AllReduce, iota(128), 256e6, Algorithm::Auto}) == Algorithm::Hierarchical);
   // Small on 16 ranks: fixed step costs dominate; halving-doubling or the mesh take fewer steps.
-  const auto small = net.choose({CollectiveOp::AllReduce, iota(16), 1024, Algorithm::Auto});
+  const auto small = net.choose({CollectiveOp::AllReduce, iota(16), 1024, Algorithm::Optimal});
   CHECK((small == Algorithm::HalvingDoubling || small == Algorithm::Direct));
   // Forced stays forced.
   CHECK(net.choose({CollectiveOp::AllReduce, iota(16), 1024, Algorithm::Ring}) == Algorithm::Ring);
   CHECK(net.choose({CollectiveOp::SendRecv, {0, 40}, 1024, Algorithm::Auto}) == Algorithm::Direct);
 }
 
-TEST_CASE("network: point-to-point transfers pay start-up, step, latency and bytes over the route") {
+TEST_CASE("network: point-to-point transfers pay launch, one message, latency and max(step, bytes / route)") {
+  // Chips 0 and 1 of a 4x1 torus: the route is chip 0's DMA link (400 GB/s: half the test chip's
+  // 800 GB/s HBM) then one 100 GB/s NeuronLink port with 1 us latency; bottleneck 100 GB/s.
+  // Launch L = 3 us, message M = 1 us, step S = 2 us.
   auto c = test::torus_cluster(4, 1, 1, 1);
-  c.instance.calibration.collective_startup_s = 3e-6;
-  c.instance.calibration.collective_step_s = 1e-6;
+  c.instance.calibration.collective_launch_s = 3e-6;
+  c.instance.calibration.collective_message_s = 1e-6;
+  c.instance.calibration.collective_step_s = 2e-6;
   for (const auto& m : net::network_models()) {
     INFO(m.name);
-    sim::Engine engine;
-    net::Network net(c, m.kind, engine);
-    sim::Time done;
-    net.start_transfer(0, 1, 1e6, [&] { done = engine.now(); });  // 1 MB at 100 GB/s = 10 us
-    engine.run();
-    CHECK(done == sim::Time::us(3 + 1 + 1 + 10));
+    for (const auto& [bytes, us] : {std::pair{1e6, 3 + 1 + 1 + 10}, std::pair{1e5, 3 + 1 + 1 + 2}}) {
+      // 1 MB at 100 GB/s = 10 us > S; 0.1 MB = 1 us < S: the step's 2 us.
+      sim::Engine engine;
+      net::Network net(c, m.kind, engine);
+      sim::Time done;
+      net.start_transfer(0, 1, bytes, [&] { done = engine.now(); });
+      engine.run();
+      CHECK(done == sim::Time::us(us));
+    }
   }
 }
 

@@ -18,12 +18,17 @@ std::vector<LinkKind> kinds(net::Router& r, int a, int b) {
   for (auto l : r.links(r.route(a, b))) k.push_back(r.topology().link(l).kind);
   return k;
 }
+std::vector<LinkKind> path_kinds(net::Router& r, int src_rank, int dst_rank) {
+  std::vector<LinkKind> k;
+  for (auto l : r.links(r.path(src_rank, dst_rank))) k.push_back(r.topology().link(l).kind);
+  return k;
+}
 }  // namespace
 
 TEST_CASE("topology: a 4x4 torus has four NeuronLinks per chip of a quarter of its bandwidth") {
   const net::Topology t(test::torus_cluster(4, 4, 2, 1));
-  // 16 chip-local links + 16 chips x 4 ports.
-  CHECK(t.link_count() == 16 + 64);
+  // 32 DMA links (one per rank: 16 chips x 2 cores) + 16 chips x 4 ports.
+  CHECK(t.link_count() == 32 + 64);
   const auto l = t.find_link(0, 1);
   REQUIRE(l >= 0);
   CHECK(t.link(l).kind == LinkKind::NeuronLink);
@@ -43,8 +48,7 @@ TEST_CASE("topology: a torus dimension of two merges both ports into one link") 
 TEST_CASE("routing: torus routes are dimension-ordered with the shorter wrap") {
   const net::Topology t(test::torus_cluster(4, 4, 1, 1));
   net::Router r(t);
-  CHECK(hops(r, 0, 0) == 1);   // the chip-local link
-  CHECK(kinds(r, 0, 0) == std::vector{LinkKind::ChipLocal});
+  CHECK(hops(r, 0, 0) == 0);   // no link between a chip and itself
   CHECK(hops(r, 0, 1) == 1);
   CHECK(hops(r, 0, 3) == 1);   // (0,0) -> (3,0): one step backwards over the wrap
   CHECK(hops(r, 0, 5) == 2);   // (0,0) -> (1,1)
@@ -55,6 +59,47 @@ TEST_CASE("routing: torus routes are dimension-ordered with the shorter wrap") {
   CHECK(t.link(links[0]).dst == 1);
   CHECK(r.route(0, 5).latency == Approx(2e-6));
   CHECK(r.cached_routes() == 6);
+}
+
+TEST_CASE("routing: a transfer's path starts with the sender's DMA link where DMA engines move it") {
+  // 4x4 torus of 2-core Trainium chips: ranks 2c and 2c+1 on chip c; DMA links are links 0..31.
+  auto c = test::torus_cluster(4, 4, 2, 2);
+  const net::Topology t(c);
+  net::Router r(t);
+  // Core to core on one chip: the sender's DMA link alone; a reduction's read: the same.
+  CHECK(path_kinds(r, 0, 1) == std::vector{LinkKind::Dma});
+  CHECK(r.links(r.path(1, 0))[0] == t.dma_link(1));
+  CHECK(path_kinds(r, 5, 5) == std::vector{LinkKind::Dma});
+  // Over NeuronLink: the sender's DMA link, then the chip route (rank 3 is on chip 1).
+  CHECK(path_kinds(r, 1, 3) == std::vector{LinkKind::Dma, LinkKind::NeuronLink});
+  CHECK(r.links(r.path(1, 3))[0] == t.dma_link(1));
+  CHECK(r.path(1, 3).latency == Approx(1e-6));
+  // Over EFA (rank 32 is on chip 16, the next instance): no DMA link, the NIC reads device memory.
+  CHECK(path_kinds(r, 0, 32) == std::vector{LinkKind::EfaPort, LinkKind::EfaPort});
+  // A GPU sends from its SMs: its NVLink path has no DMA link; its reduction read has its copy path.
+  const net::Topology g(test::gpu_cluster(8, 1));
+  net::Router gr(g);
+  CHECK(path_kinds(gr, 0, 1) == std::vector{LinkKind::NvLink, LinkKind::NvLink});
+  CHECK(path_kinds(gr, 3, 3) == std::vector{LinkKind::Dma});
+}
+
+TEST_CASE("topology: each rank's DMA link carries its share of the chip's collective DMA throughput") {
+  auto c = test::torus_cluster(4, 4, 2, 1);
+  c.instance.chip.dma_bandwidth = 1000e9;
+  c.instance.calibration.collective_dma_share = 0.25;
+  const net::Topology t(c);
+  // 0.25 x 1,000 GB/s per chip over its 2 ranks, whatever the HBM bandwidth.
+  for (int rank = 0; rank < 32; ++rank) {
+    CHECK(t.link(t.dma_link(rank)).kind == LinkKind::Dma);
+    CHECK(t.link(t.dma_link(rank)).bandwidth == Approx(125e9));
+    CHECK(t.link(t.dma_link(rank)).src == rank / 2);
+  }
+  // Without a DMA figure, copies go through HBM: half the test chip's 800 GB/s, over 2 ranks.
+  const net::Topology h(test::torus_cluster(4, 4, 2, 1));
+  CHECK(h.link(h.dma_link(0)).bandwidth == Approx(200e9));
+  // A GPU is one rank: half its 2,000 GB/s.
+  const net::Topology g(test::gpu_cluster(8, 1));
+  CHECK(g.link(g.dma_link(7)).bandwidth == Approx(1000e9));
 }
 
 TEST_CASE("routing: UltraServer Z ring joins chips at the same coordinates") {
@@ -140,7 +185,7 @@ TEST_CASE("topology: DOT output names every vertex and inter-chip link") {
   CHECK(dot.find("[label=\"neuronlink 200 GB/s\"]") != std::string::npos);
   std::size_t arrows = 0;
   for (std::size_t p = dot.find("->"); p != std::string::npos; p = dot.find("->", p + 1)) ++arrows;
-  CHECK(arrows == static_cast<std::size_t>(t.link_count() - 4));  // minus the 4 chip-local loops
+  CHECK(arrows == static_cast<std::size_t>(t.link_count() - 4));  // minus the 4 DMA loops
 }
 
 TEST_CASE("topology: bisection bandwidth of a 4x4 torus cuts 8 links each way") {

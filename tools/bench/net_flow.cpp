@@ -34,7 +34,7 @@ hw::ClusterSpec trn2(int instances) {
   i.intra = {1024e9, 1e-6};
   i.nics = 16;
   i.efa = {3200e9 / 8, 15e-6};
-  i.calibration.collective_startup_s = 20e-6;
+  i.calibration.collective_launch_s = 20e-6;
   i.calibration.collective_step_s = 2e-6;
   c.fabric.switch_latency = 1e-6;
   return c;

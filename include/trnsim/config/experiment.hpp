@@ -15,7 +15,9 @@ namespace trnsim::config {
 // Configuration keys: kNetworkFields in src/config/experiment_fields.cpp.
 struct NetworkOptions {
   net::NetworkModelKind model = net::NetworkModelKind::Analytic;
-  std::string algorithm = "auto";  // collective algorithm, or "auto" (net::choose_algorithm)
+  // "auto" (the software's collective library chooses), "optimal" (the analytic optimum) or an
+  // algorithm forced on every collective (net::parse_algorithm, net::ClosedForm::choose).
+  std::string algorithm = "auto";
 };
 
 // Configuration keys: kMeasuredFields in src/config/experiment_fields.cpp.

@@ -27,6 +27,7 @@ PresetList list_presets();
 // A validated preset. Throws InputError for an unknown name (listing the known ones) or a bad file.
 hw::InstanceSpec load_instance(const std::string& name);
 workload::ModelSpec load_model(const std::string& name);
+// A software preset (configs/software/NAME.json) with its collective library read in.
 workload::SoftwareSpec load_software(const std::string& name);
 
 // `instances` instances of the preset on the default fabric (non-blocking, switch latency within

@@ -87,8 +87,18 @@ struct Calibration {
   double vector_efficiency = 1.0;   // sustained fraction of vector/scalar element rates
   double hbm_efficiency = 1.0;      // sustained fraction of HBM bandwidth
   double task_overhead_s = 0;       // fixed cost per compute task (launch, sync)
-  double collective_startup_s = 0;  // fixed software/DMA cost per collective operation
-  double collective_step_s = 0;     // fixed cost per algorithm step of a collective
+  // Collectives (net/closed_form.hpp has the cost of a schedule built from these):
+  // the runtime's launch of one collective operation, paid once per call;
+  double collective_launch_s = 0;
+  // the synchronisation of one algorithm step with its peers: the shortest a step can take, its
+  // data moving meanwhile (a step lasts max(this, its data time));
+  double collective_step_s = 0;
+  // per message a rank posts in a step (one per peer it sends to: 1 on a ring, n-1 on a mesh),
+  // paid before the step's data flows;
+  double collective_message_s = 0;
+  // the fraction of the chip's DMA throughput (ChipSpec::dma_bandwidth) that collective traffic
+  // sustains: the chip's DMA link carries every core-to-core and device-link send at that rate.
+  double collective_dma_share = 1.0;
   // GPUs run collectives on SMs: compute is slowed by this factor while a collective runs
   // (1.0 = no slowdown, Trainium's dedicated collective cores).
   double comm_compute_slowdown = 1.0;
@@ -105,10 +115,10 @@ struct ChipSpec {
   PeakFlops peak;                   // per chip
   double hbm_bytes = 0;
   double hbm_bandwidth = 0;         // bytes/s
-  double dma_bandwidth = 0;         // bytes/s (0 = not published)
-  // Throughput of the link the cores of one chip share for core-to-core transfers (both directions
-  // together), bytes/s; 0 = not known: the DMA bandwidth, else half the HBM bandwidth.
-  double core_link_bandwidth = 0;
+  // Bytes/s the chip's DMA engines move in total (0 = not known). On Trainium they move every
+  // byte a core sends to another core or over a device link; collectives get
+  // Calibration::collective_dma_share of it (net/topology.hpp, the chip's DMA link).
+  double dma_bandwidth = 0;
   int collective_cores = 0;
   int neuronlink_ports = 0;
   int logical_cores() const { return physical_cores / logical_core_size; }

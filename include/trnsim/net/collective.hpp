@@ -3,7 +3,10 @@
 // pattern (which rank sends how many bytes to whom) repeated `repeats` times. Step order is per
 // rank: a rank starts its transfers of step k once every transfer of its earlier steps (sent or
 // received) has completed; a transfer starts when both of its ranks have reached its step.
-// Schedules are independent of the network model that executes them.
+// In a reducing phase every receiver adds what it receives into its own buffer, which reads its
+// local operand (the same bytes) through its chip's DMA link as well.
+// Schedules are independent of the network model that executes them; what a step costs is
+// closed_form.hpp's.
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -14,7 +17,8 @@ namespace trnsim::net {
 
 enum class CollectiveOp : std::uint8_t { AllReduce, ReduceScatter, AllGather, AllToAll, Broadcast, SendRecv };
 enum class Algorithm : std::uint8_t {
-  Auto,
+  Auto,               // the collective library's choice (CollectivePolicy), else Optimal
+  Optimal,            // the smallest closed-form time over every algorithm that can run it (what-if)
   Ring,               // unidirectional ring
   BidirectionalRing,  // two rings in opposite directions, half the data each
   Hierarchical,       // inside the instance, across instances, inside again
@@ -29,7 +33,8 @@ inline constexpr Algorithm kConcreteAlgorithms[] = {Algorithm::Ring, Algorithm::
 std::string_view to_string(CollectiveOp op);
 std::string_view to_string(Algorithm a);
 // Names as on the command line: all-reduce, reduce-scatter, all-gather, all-to-all, broadcast,
-// send-recv; ring, bidirectional-ring (bi-ring), hierarchical, torus-2d, halving-doubling, direct, auto.
+// send-recv; ring, bidirectional-ring (bi-ring), hierarchical, torus-2d, halving-doubling, direct,
+// auto, optimal.
 // Throw InputError naming the accepted values.
 CollectiveOp parse_op(std::string_view s);
 Algorithm parse_algorithm(std::string_view s);
@@ -55,6 +60,7 @@ struct Transfer {
 struct Phase {
   std::vector<Transfer> transfers;
   int repeats = 1;
+  bool reduce = false;  // each receiver reduces what it receives into its buffer
 };
 
 struct Schedule {
@@ -67,7 +73,7 @@ struct Schedule {
 // Whether an algorithm can run this collective on this cluster; on false, `why` says why.
 bool supports(Algorithm a, const Collective& c, const hw::ClusterSpec& cluster, const hw::DeviceMap& devices,
               std::string_view* why = nullptr);
-// Contract: the schedule of a concrete algorithm (not Auto). Throws InputError when the algorithm
+// Contract: the schedule of a concrete algorithm (not Auto or Optimal). Throws InputError when the algorithm
 // does not support the collective (with the reason), or for a bad group (empty, repeated or
 // out-of-range ranks, send/recv without exactly two ranks, negative size).
 Schedule make_schedule(const Collective& c, Algorithm a, const hw::ClusterSpec& cluster, const hw::DeviceMap& devices);

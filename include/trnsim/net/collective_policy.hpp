@@ -3,6 +3,7 @@
 // Neuron's runtime switches by message size (mesh, then recursive doubling-halving, then ring
 // variants; hierarchical across instances), NCCL by its own thresholds; the analytic optimum is a
 // what-if ("optimal"), not the default (docs/architecture.md, "Facts, calibration and data").
+// ClosedForm::choose applies it to every collective whose algorithm is Auto.
 #include <string>
 #include <vector>
 
@@ -20,10 +21,21 @@ struct AlgorithmRule {
 };
 
 struct CollectivePolicy {
-  std::string library;            // "neuron-runtime", "nccl"
+  std::string library;            // "neuron-runtime", "nccl"; empty: no library (every op optimal)
   bool optimal = false;           // true: the analytic optimum over every algorithm (what-if)
   std::vector<AlgorithmRule> rules;  // per op, ascending max_bytes; an op without rules: optimal
   std::string source;
+
+  // Contract: what the library runs for `op` on `bytes` (within one instance, or across when
+  // `spans_instances`): the first rule of `op` whose max_bytes >= bytes; Optimal when `optimal`
+  // is set or no rule of `op` covers the size. O(rules).
+  Algorithm choice(CollectiveOp op, double bytes, bool spans_instances) const {
+    if (optimal) return Algorithm::Optimal;
+    for (const AlgorithmRule& r : rules) {
+      if (r.op == op && bytes <= r.max_bytes) return spans_instances ? r.across_instances : r.within_instance;
+    }
+    return Algorithm::Optimal;
+  }
 };
 
 }  // namespace trnsim::net

@@ -17,6 +17,7 @@
 
 #include "trnsim/hw/specs.hpp"
 #include "trnsim/net/collective.hpp"
+#include "trnsim/net/collective_policy.hpp"
 #include "trnsim/net/network_models.hpp"
 #include "trnsim/net/topology.hpp"
 #include "trnsim/sim/engine.hpp"
@@ -27,7 +28,7 @@ namespace trnsim::net {
 
 struct LinkUsage {
   LinkId id = 0;
-  LinkKind kind = LinkKind::ChipLocal;
+  LinkKind kind = LinkKind::Dma;
   std::string src, dst;
   double bandwidth = 0;  // bytes/s
   double bytes = 0;      // carried so far
@@ -51,8 +52,9 @@ struct NetworkCounters {
 class Network {
  public:
   // Contract: builds the topology (O(chips + links)) and the model `kind`; the engine must outlive
-  // the network.
-  Network(const hw::ClusterSpec& cluster, NetworkModelKind kind, sim::Engine& engine);
+  // the network. `policy` is the collective library's choice of algorithm for calls whose
+  // algorithm is Auto (the software preset's; the default, no rules, takes the optimum).
+  Network(const hw::ClusterSpec& cluster, NetworkModelKind kind, sim::Engine& engine, CollectivePolicy policy = {});
   ~Network();
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
@@ -61,15 +63,16 @@ class Network {
   // Analytic: after estimate(c). Flow: when its last transfer is delivered. Throws InputError for
   // a bad group or an algorithm that cannot run it.
   void start(const Collective& c, sim::InlineHandler done);
-  // Point-to-point (pipeline send/recv): `bytes` from src_rank to dst_rank, paying the collective
-  // start-up, one step cost and the route latency, like a one-step send-recv collective.
+  // Point-to-point (pipeline send/recv): `bytes` from src_rank to dst_rank, costing what a
+  // one-step, one-message send-recv collective costs (ClosedForm::transfer_time).
   void start_transfer(int src_rank, int dst_rank, double bytes, sim::InlineHandler done);
 
   // Closed-form time of `c` alone on the network (the analytic model, whatever this network's model).
   sim::Time estimate(const Collective& c);
   // The same, memoized per distinct (op, algorithm, bytes, ranks): for callers that ask often.
   sim::Time expected(const Collective& c);
-  // The closed form's automatic choice for `c` (closed_form.hpp); a forced algorithm as is.
+  // The algorithm `c` runs (ClosedForm::choose): Auto the policy's choice, Optimal the analytic
+  // optimum, a concrete algorithm as is.
   Algorithm choose(const Collective& c);
 
   NetworkModelKind kind() const { return kind_; }

@@ -12,6 +12,10 @@
 //  - rail-optimised Clos between instances: up-down: chip -> leaf -> chip when both are on one
 //    leaf, otherwise chip -> leaf -> spine -> leaf -> chip with the spine chosen by a fixed hash
 //    of the pair (splitmix64), the equal-cost choice.
+// A transfer's path (path()) adds the sender's DMA link in front of the route where DMA engines
+// move its bytes: between two cores of one chip, and on Trainium over device links (torus, Z
+// ring, NeuronSwitch). Routes over EFA go without it (the NIC reads device memory), and so do
+// GPUs' NVLink routes (SMs send).
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -26,7 +30,7 @@ struct Route {
   std::uint32_t first = 0;  // offset of its links in Router's link store
   std::uint32_t hops = 0;
   double latency = 0;       // seconds, the sum over its links
-  double bottleneck = 0;    // bytes/s, the smallest link bandwidth along it
+  double bottleneck = 0;    // bytes/s, the smallest link bandwidth along it (+infinity: no link)
 };
 
 class Router {
@@ -36,11 +40,16 @@ class Router {
   Router(const Router&) = delete;
   Router& operator=(const Router&) = delete;
 
-  // Contract: the route from src_chip to dst_chip (the chip-local link when equal). First call per
-  // pair: a breadth-first search per stage tried, over the few vertices its open edges reach (a
-  // torus row and column, a switch's ports, one leaf-spine-leaf path); later calls one hash
-  // lookup. Throws InputError when the chips are not connected.
+  // Contract: the route from src_chip to dst_chip over the links between chips (no link when
+  // equal). First call per pair: a breadth-first search per stage tried, over the few vertices
+  // its open edges reach (a torus row and column, a switch's ports, one leaf-spine-leaf path);
+  // later calls one hash lookup. Throws InputError when the chips are not connected.
   const Route& route(int src_chip, int dst_chip);
+  // Contract: the links a transfer from src_rank to dst_rank crosses: its route, after the
+  // sender's DMA link where DMA engines move it (see above); path(r, r) is r's DMA link alone
+  // (a reduction reading its operand). First call per (src_rank, dst chip): route() and a copy;
+  // later calls one hash lookup.
+  const Route& path(int src_rank, int dst_rank);
   std::span<const LinkId> links(const Route& r) const {
     return {store_.data() + r.first, static_cast<std::size_t>(r.hops)};
   }
@@ -49,11 +58,12 @@ class Router {
 
  private:
   class Search;  // the breadth-first search and its reusable state (router.cpp)
+  void finish(Route& r);  // latency and bottleneck of the links from r.first on; appends r to routes_
 
   const Topology* topo_;
   std::vector<LinkId> store_;
   std::vector<Route> routes_;
-  std::unordered_map<std::uint64_t, std::uint32_t> cache_;
+  std::unordered_map<std::uint64_t, std::uint32_t> cache_, paths_;  // index in routes_
   std::unique_ptr<Search> search_;
 };
 

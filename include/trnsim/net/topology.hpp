@@ -23,7 +23,9 @@ using LinkId = std::int32_t;
 enum class VertexKind : std::uint8_t { Chip, ServerSwitch, RackSwitch, NvSwitch, Leaf, Spine };
 
 enum class LinkKind : std::uint8_t {
-  ChipLocal,     // core to core inside one chip, through the chip's DMA engines
+  Dma,           // one rank's DMA engines, as collectives get them (a loop on its chip): every
+                 // core-to-core transfer, every send over a device link, every reduction's read
+                 // of its local operand
   NeuronLink,    // torus X/Y link inside an instance
   UltraServerZ,  // trn2u: ring between instances of an UltraServer (chips at the same coordinates)
   ServerSwitch,  // trn3: chip <-> intra-server NeuronSwitch
@@ -46,7 +48,7 @@ struct Vertex {
 struct Link {
   VertexId src = 0;
   VertexId dst = 0;
-  LinkKind kind = LinkKind::ChipLocal;
+  LinkKind kind = LinkKind::Dma;
   double bandwidth = 0;  // bytes/s, this direction
   double latency = 0;    // seconds
 };
@@ -76,9 +78,10 @@ class Topology {
   const std::vector<Link>& links() const { return links_; }
   std::string vertex_name(VertexId v) const;
 
-  // Chips are vertices [0, chips). Their core-to-core link inside the chip:
+  // Chips are vertices [0, chips); each rank's DMA link is a loop on its chip's vertex, and the
+  // first ranks() links are those, by rank.
   VertexId chip_vertex(int chip) const { return chip; }
-  LinkId local_link(int chip) const { return chip; }  // the first `chips` links are the local ones
+  LinkId dma_link(int rank) const { return rank; }
   // The link u -> v, or -1 if none. O(1) expected.
   LinkId find_link(VertexId u, VertexId v) const;
 
@@ -98,6 +101,8 @@ class Topology {
   // Adds u -> v; a second link between the same pair of the same kind merges into the first
   // (bandwidths add): a torus dimension of size 2 wires both ports to the same neighbour.
   void add_link(VertexId u, VertexId v, LinkKind kind, double bandwidth, double latency);
+  // Adds a DMA loop on `chip` (never merged: one per rank; find_link does not see it).
+  void add_dma_link(VertexId chip, double bandwidth);
   void add_duplex(VertexId u, VertexId v, LinkKind up, LinkKind down, double bandwidth, double latency_up,
                   double latency_down);
 

@@ -12,7 +12,8 @@ namespace trnsim::replay {
 
 class NetCommunicator final : public Communicator {
  public:
-  // Contract: `algorithm` is forced on every collective (Auto lets the network choose).
+  // Contract: `algorithm` goes with every collective (Auto: the network's collective policy
+  // chooses; Optimal: the analytic optimum; else forced).
   NetCommunicator(net::Network& network, net::Algorithm algorithm = net::Algorithm::Auto);
 
   void start_collective(const workload::Collective& c, sim::InlineHandler done) override;

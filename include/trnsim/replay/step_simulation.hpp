@@ -25,6 +25,8 @@ struct StepInput {
   workload::ParallelismSpec parallelism;
   workload::SoftwareSpec software;
   net::NetworkModelKind network = net::NetworkModelKind::Analytic;
+  // Auto: the software's collective library chooses (software.collectives); Optimal: the
+  // analytic optimum; else forced on every collective.
   net::Algorithm algorithm = net::Algorithm::Auto;
   bool symmetric = true;  // simulate one rank per pipeline stage (BuildOptions::symmetric)
 };

@@ -9,7 +9,9 @@ namespace trnsim::net::algo {
 // One step of a ring over `ring` (global ranks, in order): each rank sends `bytes` to the next;
 // with `both_ways`, also `bytes` to the previous.
 void add_ring_step(Phase& phase, const std::vector<int>& ring, double bytes, bool both_ways);
-void push_phase(Schedule& s, Phase&& p, int repeats);
+// Appends `p` repeated `repeats` times (nothing for repeats < 1 or no transfers); `reduce` marks
+// a phase whose receivers reduce what they receive (Phase::reduce).
+void push_phase(Schedule& s, Phase&& p, int repeats, bool reduce = false);
 
 Schedule ring(const Collective& c, const std::vector<int>& ordered, bool bidirectional);
 Schedule hierarchical(const Collective& c, const std::vector<std::vector<int>>& per_instance);

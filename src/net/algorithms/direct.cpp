@@ -1,6 +1,6 @@
 // Direct algorithms: every transfer at once. All-to-all: each rank sends S/n to every other rank.
 // All-gather and reduce-scatter (Neuron's "mesh"): each rank sends its S/n piece to every other;
-// all-reduce is both, one step each. Broadcast: the root sends S to every other rank. Send/recv:
+// all-reduce is both, one step each (the first reducing, as reduce-scatter's). Broadcast: the root sends S to every other rank. Send/recv:
 // one transfer of S.
 #include "algorithms.hpp"
 
@@ -22,10 +22,10 @@ Schedule direct(const Collective& c) {
   };
   switch (c.op) {
     case CollectiveOp::AllToAll:
-    case CollectiveOp::AllGather:
-    case CollectiveOp::ReduceScatter: push_phase(s, mesh(), 1); break;
+    case CollectiveOp::AllGather: push_phase(s, mesh(), 1); break;
+    case CollectiveOp::ReduceScatter: push_phase(s, mesh(), 1, true); break;
     case CollectiveOp::AllReduce:
-      push_phase(s, mesh(), 1);
+      push_phase(s, mesh(), 1, true);
       push_phase(s, mesh(), 1);
       break;
     case CollectiveOp::Broadcast: {

@@ -26,20 +26,20 @@ Schedule halving_doubling(const Collective& c, const std::vector<int>& ordered) 
     }
     return s;
   }
-  auto exchange = [&](int distance, double bytes) {
+  auto exchange = [&](int distance, double bytes, bool reducing) {
     Phase p;
     for (int i = 0; i < n; ++i) p.transfers.push_back(Transfer{at(i), at(i ^ distance), bytes});
-    push_phase(s, std::move(p), 1);
+    push_phase(s, std::move(p), 1, reducing);
   };
   const bool reduce = c.op == CollectiveOp::AllReduce || c.op == CollectiveOp::ReduceScatter;
   const bool gather = c.op == CollectiveOp::AllReduce || c.op == CollectiveOp::AllGather;
   if (reduce) {
     double bytes = c.bytes / 2;
-    for (int d = 1; d < n; d *= 2, bytes /= 2) exchange(d, bytes);
+    for (int d = 1; d < n; d *= 2, bytes /= 2) exchange(d, bytes, true);
   }
   if (gather) {
     double bytes = c.bytes / n;
-    for (int d = n / 2; d >= 1; d /= 2, bytes *= 2) exchange(d, bytes);
+    for (int d = n / 2; d >= 1; d /= 2, bytes *= 2) exchange(d, bytes, false);
   }
   return s;
 }

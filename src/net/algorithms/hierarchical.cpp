@@ -1,7 +1,8 @@
 // Hierarchical collectives: I instances holding L ranks each. All-reduce = ring reduce-scatter
 // inside each instance (L-1 steps of S/L), ring all-reduce across instances between the ranks with
-// the same local index (2(I-1) steps of S/(LI)), ring all-gather inside (L-1 steps of S/L).
-// Reduce-scatter: the first two stages (I-1 steps across); all-gather: the last two, reversed.
+// the same local index (2(I-1) steps of S/(LI): I-1 reducing, I-1 gathering), ring all-gather
+// inside (L-1 steps of S/L). Reduce-scatter: the first two stages (I-1 reducing steps across);
+// all-gather: the last two, reversed.
 #include "algorithms.hpp"
 
 namespace trnsim::net::algo {
@@ -29,13 +30,14 @@ Schedule hierarchical(const Collective& c, const std::vector<std::vector<int>>& 
   };
   switch (c.op) {
     case CollectiveOp::AllReduce:
-      push_phase(s, inside(), local - 1);
-      push_phase(s, across(), 2 * (instances - 1));
+      push_phase(s, inside(), local - 1, true);
+      push_phase(s, across(), instances - 1, true);
+      push_phase(s, across(), instances - 1);
       push_phase(s, inside(), local - 1);
       break;
     case CollectiveOp::ReduceScatter:
-      push_phase(s, inside(), local - 1);
-      push_phase(s, across(), instances - 1);
+      push_phase(s, inside(), local - 1, true);
+      push_phase(s, across(), instances - 1, true);
       break;
     case CollectiveOp::AllGather:
       push_phase(s, across(), instances - 1);

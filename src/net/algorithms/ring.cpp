@@ -1,5 +1,6 @@
 // Ring algorithms (Patarasuk & Yuan's bandwidth-optimal ring; NCCL's ring). n ranks, size S:
-// all-reduce 2(n-1) steps of S/n, reduce-scatter and all-gather n-1 steps of S/n; the
+// all-reduce 2(n-1) steps of S/n (n-1 reducing, then n-1 gathering), reduce-scatter (reducing)
+// and all-gather n-1 steps of S/n; the
 // bidirectional ring runs two rings in opposite directions with half the data each. Broadcast is a
 // pipelined chain from the root cut into n chunks: 2n-2 steps of S/n.
 #include <algorithm>
@@ -17,9 +18,10 @@ void add_ring_step(Phase& phase, const std::vector<int>& ring, double bytes, boo
   }
 }
 
-void push_phase(Schedule& s, Phase&& p, int repeats) {
+void push_phase(Schedule& s, Phase&& p, int repeats, bool reduce) {
   if (repeats < 1 || p.transfers.empty()) return;
   p.repeats = repeats;
+  p.reduce = reduce;
   s.phases.push_back(std::move(p));
 }
 
@@ -50,8 +52,16 @@ Schedule ring(const Collective& c, const std::vector<int>& ordered, bool bidirec
   const bool both = bidirectional && n > 2;
   Phase p;
   add_ring_step(p, ordered, both ? chunk / 2 : chunk, both);
-  const int steps = c.op == CollectiveOp::AllReduce ? 2 * (n - 1) : n - 1;
-  push_phase(s, std::move(p), steps);
+  switch (c.op) {
+    case CollectiveOp::AllReduce: {
+      Phase gather = p;
+      push_phase(s, std::move(p), n - 1, true);
+      push_phase(s, std::move(gather), n - 1);
+      break;
+    }
+    case CollectiveOp::ReduceScatter: push_phase(s, std::move(p), n - 1, true); break;
+    default: push_phase(s, std::move(p), n - 1); break;
+  }
   return s;
 }
 

@@ -1,6 +1,7 @@
 // 2D-torus all-reduce (as on TPU pods, Ying et al. 2018): reduce-scatter along each row ring
 // (R ranks: R-1 steps of S/R), then along each column ring (C ranks: C-1 steps of S/(RC)), then
-// all-gather along columns and along rows. Rows use the X links, columns the Y links.
+// all-gather along columns and along rows. Rows use the X links, columns the Y links. The
+// reduce-scatter steps reduce.
 #include "algorithms.hpp"
 
 namespace trnsim::net::algo {
@@ -16,8 +17,10 @@ Schedule torus_2d(const Collective& c, const std::vector<std::vector<int>>& rows
     for (const auto& ring : rings) add_ring_step(p, ring, bytes, false);
     return p;
   };
-  push_phase(s, step(rows, c.bytes / r), r - 1);
-  push_phase(s, step(columns, c.bytes / (static_cast<double>(r) * cols)), 2 * (cols - 1));
+  const double column_chunk = c.bytes / (static_cast<double>(r) * cols);
+  push_phase(s, step(rows, c.bytes / r), r - 1, true);
+  push_phase(s, step(columns, column_chunk), cols - 1, true);
+  push_phase(s, step(columns, column_chunk), cols - 1);
   push_phase(s, step(rows, c.bytes / r), r - 1);
   return s;
 }

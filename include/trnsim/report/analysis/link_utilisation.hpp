@@ -13,7 +13,7 @@ namespace trnsim::report {
 
 struct LinkLoad {
   net::LinkId id = 0;
-  net::LinkKind kind = net::LinkKind::ChipLocal;
+  net::LinkKind kind = net::LinkKind::Dma;
   std::string src, dst;
   double bandwidth = 0;      // bytes/s, this direction
   double bytes = 0;          // carried during the step
@@ -23,7 +23,7 @@ struct LinkLoad {
 
 // The links of one kind that carried traffic, together.
 struct LinkKindLoad {
-  net::LinkKind kind = net::LinkKind::ChipLocal;
+  net::LinkKind kind = net::LinkKind::Dma;
   std::int64_t links = 0;         // links of this kind that carried traffic
   double bytes = 0;               // summed over them
   double mean_busy_fraction = 0;  // over those links
