@@ -119,15 +119,6 @@ workload::ModelSpec load_model(const std::string& name) {
   return detail::parse_model(document, file, "");
 }
 
-workload::SoftwareSpec load_software(const std::string& name) {
-  std::string file;
-  nlohmann::json document = read_software_json(name, &file);
-  // As an experiment expands it (resolve.cpp): "preset" names it in place of "name".
-  document.erase("name");
-  document["preset"] = name;
-  return detail::parse_software(detail::ObjectReader(document, file, ""));
-}
-
 hw::ClusterSpec load_cluster(const std::string& name, int instances) {
   hw::ClusterSpec cluster;
   cluster.instance = load_instance(name);
