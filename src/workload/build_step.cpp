@@ -1,10 +1,12 @@
 #include "trnsim/workload/build_step.hpp"
 
 #include <limits>
+#include <utility>
 
 #include "chunk_program.hpp"
 #include "collective_calls.hpp"
 #include "graph_edges.hpp"
+#include "trnsim/error.hpp"
 #include "trnsim/workload/memory.hpp"
 #include "trnsim/workload/model_math.hpp"
 #include "trnsim/workload/pipeline_schedule.hpp"
@@ -70,6 +72,7 @@ class Builder {
     c.learned_positions = model_.learned_positions;
     c.precision = precision_;
     c.kernels = software_.kernels;
+    c.overlap_tp_comm = software_.overlap.tp_comm;
     c.micro_batches = plan_.micro_batches;
     c.positions = positions_;
     c.head_parameters = head_params();
@@ -177,6 +180,9 @@ class Builder {
       const auto& program = u.forward ? programs_[idx(vs)].fwd : programs_[idx(vs)].bwd;
       const bool grads = !u.forward && ui == last_backward[idx(u.chunk)];
       TaskId first = kNone;
+      // An overlapped TP collective hangs off the chain: the next compute segment runs alongside
+      // it, the one after that waits for both (Segment::overlapped).
+      TaskId overlapped = kNone, join = kNone;
       for (const Segment& seg : program) {
         Task t = base;
         t.category = seg.category;
@@ -191,10 +197,21 @@ class Builder {
         } else {
           t.index = seg.work;
         }
-        const TaskId id = emit_chained(st, t);
+        TaskId id = kNone;
+        if (seg.collective && seg.overlapped) {
+          id = add_task(t);
+          if (st.chain != kNone) edges_.add(st.chain, id);
+          overlapped = id;
+        } else {
+          id = emit_chained(st, t);
+          if (join != kNone) edges_.add(join, id);
+          join = std::exchange(overlapped, kNone);
+        }
         if (first == kNone) first = id;
         if (grads && seg.gradient_params > 0) gradients.emplace_back(id, seg.gradient_params);
       }
+      // Every overlapped collective is followed by its wgrad and the layer's next segment.
+      if (join != kNone || overlapped != kNone) throw InternalError("build_step: an overlapped collective ends a unit");
       const std::size_t slot = unit_slot(si, u.forward, u.chunk, u.micro_batch);
       first_[slot] = first;
       last_[slot] = st.chain;

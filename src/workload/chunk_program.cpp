@@ -62,6 +62,7 @@ std::vector<Segment> cut_segments(const Steps& steps, const std::vector<Gradient
       seg.layer = s.layer;
       seg.op = s.op;
       seg.bytes = s.bytes;
+      seg.overlapped = s.overlapped;
       out.push_back(seg);
     } else {
       if (!pending.kernels.empty() && pending_seg.category != s.category) flush();

@@ -18,6 +18,7 @@ struct Segment {
   std::uint32_t work = 0;           // compute: index into StepGraph::works
   CollectiveOp op = CollectiveOp::AllReduce;
   double bytes = 0;                 // collective: per-rank buffer
+  bool overlapped = false;          // collective: alongside the next compute segment (Step::overlapped)
   double gradient_params = 0;       // parameters whose gradient is complete after this segment
 };
 

@@ -100,8 +100,7 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   em.kernel(steps::wgrad(c, "fc2_wgrad", d.ffn, d.hidden, t, e));
   em.kernel(activation(c, true));
   em.kernel(matmul("fc1_dgrad", OpClass::Matmul, t, d.hidden, fc1_width(d), 1, e));
-  em.kernel(steps::wgrad(c, "fc1_wgrad", d.hidden, fc1_width(d), t, e));
-  em.enter_region_backward();
+  em.enter_region_backward(steps::wgrad(c, "fc1_wgrad", d.hidden, fc1_width(d), t, e));
   em.kernel(norm(c, "norm2_bwd", true));
   em.leave_region_backward(2);
   em.kernel(matmul("attn_out_dgrad", OpClass::Matmul, t, d.q_width(), d.hidden, 1, e));
@@ -109,8 +108,7 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   attention_backward(c, em);
   if (d.rotary) em.kernel(rotary(c, "rotary_bwd"));
   em.kernel(matmul("qkv_dgrad", OpClass::Matmul, t, d.hidden, qkv, 1, e));
-  em.kernel(steps::wgrad(c, "qkv_wgrad", d.hidden, qkv, t, e));
-  em.enter_region_backward();
+  em.enter_region_backward(steps::wgrad(c, "qkv_wgrad", d.hidden, qkv, t, e));
   em.kernel(norm(c, "norm1_bwd", true));
   if (steps::accumulates_separately(c)) em.kernel(steps::gradient_accumulation(c, layer_parameters(d)));
 }
@@ -166,8 +164,7 @@ void head_backward(const StepContext& c, Steps& out) {
   const double logits = dbl(t) * dbl(d.vocab);
   em.kernel(elementwise("loss_bwd", OpClass::Loss, 2 * logits, 0, logits * (e + 4)));
   em.kernel(matmul("lm_head_dgrad", OpClass::Matmul, t, d.hidden, d.vocab, 1, e));
-  em.kernel(steps::wgrad(c, "lm_head_wgrad", d.vocab, d.hidden, t, e));
-  em.enter_region_backward();
+  em.enter_region_backward(steps::wgrad(c, "lm_head_wgrad", d.vocab, d.hidden, t, e));
   em.kernel(norm(c, "final_norm_bwd", true));
   if (steps::accumulates_separately(c)) em.kernel(steps::gradient_accumulation(c, c.head_parameters));
 }

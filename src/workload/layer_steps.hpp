@@ -23,6 +23,9 @@ struct Step {
   cost::Kernel kernel;                          // Kind::Kernel
   CollectiveOp op = CollectiveOp::AllReduce;    // Kind::TpCollective, on the TP group
   double bytes = 0;                             //   per-rank buffer (nccl-tests convention)
+  // Kind::TpCollective: runs alongside the compute that follows it up to the next Cut; what comes
+  // after that Cut waits for both (the software's TP overlap, Overlap::tp_comm).
+  bool overlapped = false;
 };
 using Steps = std::vector<Step>;
 
@@ -39,6 +42,7 @@ struct StepContext {
   // The software's precision recipe and kernels (workload/software.hpp).
   PrecisionRecipe precision;
   Kernels kernels;
+  bool overlap_tp_comm = false;  // Overlap::tp_comm
   // Micro-batches per step: with more than one, every layer's gradients are added into the
   // accumulation buffer after each micro-batch's backward.
   std::int64_t micro_batches = 1;

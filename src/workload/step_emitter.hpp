@@ -63,13 +63,21 @@ class Emitter {
     s.kernel = std::move(k);
     out_.push_back(std::move(s));
   }
-  void collective(CollectiveOp op, double bytes) {
+  void collective(CollectiveOp op, double bytes, bool overlapped = false) {
     Step s;
     s.kind = c_.d.tp == 1 ? Step::Kind::Cut : Step::Kind::TpCollective;
     s.category = cat_;
     s.layer = layer_;
     s.op = op;
     s.bytes = bytes;
+    s.overlapped = overlapped;
+    out_.push_back(std::move(s));
+  }
+  void cut() {
+    Step s;
+    s.kind = Step::Kind::Cut;
+    s.category = cat_;
+    s.layer = layer_;
     out_.push_back(std::move(s));
   }
   // Megatron f/g operators around a tensor-parallel region, on a full-sequence activation of
@@ -85,8 +93,20 @@ class Emitter {
   void leave_region() {
     collective(c_.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, full_activation());
   }
-  // Backward of enter_region: reduce-scatter (SP) or all-reduce of the input gradient.
-  void enter_region_backward() { leave_region(); }
+  // Backward of enter_region: reduce-scatter (SP) or all-reduce of the input gradient, after the
+  // region's first GEMM's dgrad; then that GEMM's wgrad, alongside the collective when the software
+  // overlaps TP communication (Overlap::tp_comm), before it otherwise.
+  void enter_region_backward(Kernel wgrad) {
+    const CollectiveOp op = c_.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
+    if (!c_.overlap_tp_comm) {
+      kernel(std::move(wgrad));
+      collective(op, full_activation());
+      return;
+    }
+    collective(op, full_activation(), true);
+    kernel(std::move(wgrad));
+    cut();
+  }
   // Backward of leave_region: all-gather of the output gradient (SP), identity without. Under
   // SP the region's input is stored sharded and gathered again here for the weight gradients
   // (Korthikanti et al. 2022, section 4.2.2): one all-gather call of both tensors.

@@ -203,6 +203,47 @@ TEST_CASE("build_step: a sequence-parallel layer forward is 5 compute tasks arou
   CHECK(fwd == std::vector<std::string>{"C", ag, "C", rs, "C", ag, "C", rs, "C"});
 }
 
+TEST_CASE("build_step: with TP overlap the input-gradient reduction runs beside the wgrad GEMM") {
+  // gpt(2 layers), tp = 2, no SP: the backward reduces the input gradient (all-reduce) after the
+  // MLP's fc1 dgrad, the attention's qkv dgrad (per layer) and the LM head's dgrad: 2 x 2 + 1 = 5.
+  // Overlapped (Megatron's async TP all-reduce), each hangs off the rank's chain: its predecessor
+  // also starts the wgrad, and the segment after the wgrad waits for both.
+  const ModelSpec m = gpt(2, 256, 4, 1000);
+  SoftwareSpec sw;
+  auto count_off_chain = [](const StepGraph& g, bool check_join) {
+    int off_chain = 0;
+    for (TaskId i = 0; i < g.tasks.size(); ++i) {
+      const Task& c = g.tasks[i];
+      if (c.kind != TaskKind::Collective || c.stream != Stream::TpComm || c.category != Category::TpComm) continue;
+      // On the chain a collective's one successor waits for it alone; off the chain, for it and
+      // the wgrad segment too.
+      REQUIRE(c.succ_end - c.succ_begin == 1);
+      const Task& next = g.tasks[g.successors[c.succ_begin]];
+      if (next.deps == 2) {
+        ++off_chain;
+        if (check_join) CHECK(next.kind == TaskKind::Compute);
+      }
+    }
+    return off_chain;
+  };
+  const StepGraph serial = build_step(m, training(256, 1, 1), parallelism(2, 1, 1, false, Recompute::None), sw);
+  CHECK(count_off_chain(serial, false) == 0);
+  sw.overlap.tp_comm = true;
+  const StepGraph overlapped = build_step(m, training(256, 1, 1), parallelism(2, 1, 1, false, Recompute::None), sw);
+  CHECK(runs_to_completion(overlapped));
+  CHECK(count_off_chain(overlapped, true) == 5);
+  // The same work either way: the overlap moves no FLOPs.
+  auto flops = [](const StepGraph& g) {
+    double f = 0;
+    for (const Task& t : g.tasks) {
+      if (t.kind != TaskKind::Compute) continue;
+      for (const auto& k : g.works[t.index].kernels) f += k.flops;
+    }
+    return f;
+  };
+  CHECK(flops(overlapped) == Approx(flops(serial)).epsilon(1e-12));
+}
+
 TEST_CASE("build_step: DP buckets carry every gradient once; ZeRO-1 reduce-scatters, updates, all-gathers") {
   const ModelSpec m = gpt(4, 512, 8, 1000);
   const TrainingSpec t = training(256, 8, 1);  // bucket 25 MB by default

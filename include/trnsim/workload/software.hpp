@@ -101,7 +101,10 @@ constexpr auto enum_table(DpReduction) {
 // Configuration keys: kOverlapFields in src/config/software_fields.cpp.
 struct Overlap {
   DpReduction dp_reduction = DpReduction::Overlapped;
-  bool tp_comm = false;  // tensor-parallel collectives overlap with independent compute
+  // The backward pass's reduction of a layer's input gradient (all-reduce, or reduce-scatter
+  // under SP) runs alongside that layer's weight-gradient GEMM, which does not need it (Megatron-LM's
+  // asynchronous tensor-parallel all-reduce); off: every TP collective is on the critical path.
+  bool tp_comm = false;
 };
 
 // The generic recipe of a training dtype (README.md, "Configuration", training.dtype): fp32/tf32 fp32
