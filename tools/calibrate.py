@@ -3,7 +3,7 @@
 how well the fit predicts data it has not seen (leave-one-out).
 
     tools/calibrate.py --instance dgx-a100-80gb \
-        --param matmul_efficiency --param gemm_tile_overhead_us configs/validation/megatron2021-*.json
+        --param matmul_efficiency --param task_overhead_us configs/validation/megatron2021-*.json
 
 Every file must run on --instance. A trial runs `trnsim run FILE --set cluster.calibration.P=V
 --json ...` for each file as it is (the same rule for unpublished fields as `trnsim validate`).

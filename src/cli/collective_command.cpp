@@ -88,7 +88,7 @@ int run_collective(const CollectiveOptions& o) {
     const double algbw = size / t / gib;
     const double busbw = algbw * net::bus_bandwidth_factor(op, ranks);
     fmt::print(" {:>14.0f} {:>14.0f} {:>6} {:>12.1f} {:>12.2f} {:>12.2f}  {}\n", size, std::floor(size / elem), o.dtype,
-               t * 1e6, algbw, busbw, net::to_string(used));
+               t * 1e6, algbw, busbw, trnsim::to_string(used));
     busbw_sum += busbw;
     ++rows;
   }

@@ -27,7 +27,7 @@ int run_topology(const TopologyOptions& o) {
   const net::Topology t(config::load_cluster(o.instance, nodes));
   fmt::print("{} x {}: {} ranks on {} chips\n", nodes, o.instance, t.devices().ranks(), t.devices().chips());
   std::map<std::string, int> vertices;
-  for (net::VertexId v = 0; v < t.vertex_count(); ++v) ++vertices[std::string(net::to_string(t.vertex(v).kind))];
+  for (net::VertexId v = 0; v < t.vertex_count(); ++v) ++vertices[std::string(trnsim::to_string(t.vertex(v).kind))];
   fmt::print("vertices: {}\n", t.vertex_count());
   for (const auto& [kind, n] : vertices) fmt::print("  {:<16} {:>8}\n", kind, n);
   std::array<int, net::kLinkKinds> count{};
@@ -40,7 +40,7 @@ int run_topology(const TopologyOptions& o) {
   fmt::print("  {:<16} {:>8} {:>14}\n", "kind", "count", "GB/s each");
   for (std::size_t k = 0; k < count.size(); ++k) {
     if (count[k] == 0) continue;
-    fmt::print("  {:<16} {:>8} {:>14.1f}\n", net::to_string(static_cast<net::LinkKind>(k)), count[k], bw[k] / 1e9);
+    fmt::print("  {:<16} {:>8} {:>14.1f}\n", trnsim::to_string(static_cast<net::LinkKind>(k)), count[k], bw[k] / 1e9);
   }
   fmt::print("bisection bandwidth (first half of the chips to the second, one direction): {:.1f} GB/s\n",
              net::bisection_bandwidth(t) / 1e9);

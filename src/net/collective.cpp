@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "algorithms/algorithms.hpp"
 #include "trnsim/error.hpp"
@@ -12,26 +12,6 @@
 namespace trnsim::net {
 
 namespace {
-struct OpName {
-  CollectiveOp op;
-  std::string_view name;
-};
-constexpr OpName kOps[] = {{CollectiveOp::AllReduce, "all-reduce"},   {CollectiveOp::ReduceScatter, "reduce-scatter"},
-                           {CollectiveOp::AllGather, "all-gather"},   {CollectiveOp::AllToAll, "all-to-all"},
-                           {CollectiveOp::Broadcast, "broadcast"},    {CollectiveOp::SendRecv, "send-recv"}};
-struct AlgoName {
-  Algorithm a;
-  std::string_view name;
-};
-constexpr AlgoName kAlgos[] = {{Algorithm::Auto, "auto"},
-                               {Algorithm::Optimal, "optimal"},
-                               {Algorithm::Ring, "ring"},
-                               {Algorithm::BidirectionalRing, "bidirectional-ring"},
-                               {Algorithm::Hierarchical, "hierarchical"},
-                               {Algorithm::Torus2D, "torus-2d"},
-                               {Algorithm::HalvingDoubling, "halving-doubling"},
-                               {Algorithm::Direct, "direct"}};
-
 bool power_of_two(std::size_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 // The group's ranks split by instance (instances in order), each in ring order; empty when the
@@ -97,35 +77,16 @@ void validate(const Collective& c, const hw::DeviceMap& dm) {
 }
 }  // namespace
 
-std::string_view to_string(CollectiveOp op) {
-  for (const auto& o : kOps) {
-    if (o.op == op) return o.name;
-  }
-  return "?";
-}
-
-std::string_view to_string(Algorithm a) {
-  for (const auto& o : kAlgos) {
-    if (o.a == a) return o.name;
-  }
-  return "?";
-}
-
 CollectiveOp parse_op(std::string_view s) {
-  for (const auto& o : kOps) {
-    if (o.name == s) return o.op;
-  }
-  throw InputError(fmt::format("unknown collective '{}': expected all-reduce, reduce-scatter, all-gather, all-to-all, "
-                               "broadcast or send-recv", s));
+  if (const auto op = parse_enum<CollectiveOp>(s)) return *op;
+  throw InputError(fmt::format("unknown collective '{}': expected one of {}", s, fmt::join(enum_names<CollectiveOp>(), ", ")));
 }
 
 Algorithm parse_algorithm(std::string_view s) {
-  if (s == "bi-ring") return Algorithm::BidirectionalRing;
-  for (const auto& o : kAlgos) {
-    if (o.name == s) return o.a;
-  }
-  throw InputError(fmt::format("unknown collective algorithm '{}': expected auto, optimal, ring, bidirectional-ring, "
-                               "hierarchical, torus-2d, halving-doubling or direct", s));
+  if (s == "bi-ring") return Algorithm::BidirectionalRing;  // nccom-test's short name
+  if (const auto a = parse_enum<Algorithm>(s)) return *a;
+  throw InputError(
+      fmt::format("unknown collective algorithm '{}': expected one of {}", s, fmt::join(enum_names<Algorithm>(), ", ")));
 }
 
 double bus_bandwidth_factor(CollectiveOp op, int ranks) {

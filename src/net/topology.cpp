@@ -8,34 +8,6 @@
 
 namespace trnsim::net {
 
-std::string_view to_string(LinkKind k) {
-  switch (k) {
-    case LinkKind::Dma: return "dma";
-    case LinkKind::NeuronLink: return "neuronlink";
-    case LinkKind::UltraServerZ: return "ultraserver-z";
-    case LinkKind::ServerSwitch: return "server-switch";
-    case LinkKind::RackSwitch: return "rack-switch";
-    case LinkKind::InterRack: return "inter-rack";
-    case LinkKind::NvLink: return "nvlink";
-    case LinkKind::EfaPort: return "efa-port";
-    case LinkKind::ClosUplink: return "clos-uplink";
-    case LinkKind::ClosDownlink: return "clos-downlink";
-  }
-  return "?";
-}
-
-std::string_view to_string(VertexKind k) {
-  switch (k) {
-    case VertexKind::Chip: return "chip";
-    case VertexKind::ServerSwitch: return "server-switch";
-    case VertexKind::RackSwitch: return "rack-switch";
-    case VertexKind::NvSwitch: return "nvswitch";
-    case VertexKind::Leaf: return "leaf";
-    case VertexKind::Spine: return "spine";
-  }
-  return "?";
-}
-
 namespace {
 std::uint64_t pair_key(VertexId u, VertexId v) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(u)) << 32) | static_cast<std::uint32_t>(v);

@@ -33,7 +33,7 @@ sim::Time run_one(const hw::ClusterSpec& c, NetworkModelKind m, const net::Colle
 // end to the picosecond).
 void check_both(const hw::ClusterSpec& c, const net::Collective& coll, double expected_us) {
   for (const auto& m : net::network_models()) {
-    INFO(m.name << ": " << net::to_string(coll.op) << " " << net::to_string(coll.algorithm) << " " << coll.bytes);
+    INFO(m.name << ": " << trnsim::to_string(coll.op) << " " << trnsim::to_string(coll.algorithm) << " " << coll.bytes);
     CHECK(run_one(c, m.kind, coll).to_us() == Approx(expected_us).epsilon(1e-9));
   }
 }

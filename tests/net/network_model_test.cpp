@@ -93,7 +93,7 @@ TEST_CASE("network: flow agrees with analytic within 1% on every contention-free
           if (!net::supports(a, coll, k.cluster, dm)) continue;
           const auto analytic = run_one(k.cluster, NetworkModelKind::Analytic, coll).to_seconds();
           const auto flow = run_one(k.cluster, NetworkModelKind::Flow, coll).to_seconds();
-          INFO(k.name << ": " << net::to_string(op) << " " << net::to_string(a) << " " << bytes << " B");
+          INFO(k.name << ": " << trnsim::to_string(op) << " " << trnsim::to_string(a) << " " << bytes << " B");
           // The direct mesh (n > 2) and the pipelined ring broadcast are not contention-free or not
           // lock-step: their flows start at different times over routes of different lengths and
           // max-min hands freed bandwidth on, so flow is faster; the analytic model (lock-step
@@ -162,7 +162,7 @@ TEST_CASE("network: every collective delivers exactly the bytes it sends") {
     bool done = false;
     net.start(net::Collective{e.op, iota(e.n), s, e.a}, [&] { done = true; });
     engine.run();
-    INFO(net::to_string(e.op) << " " << net::to_string(e.a));
+    INFO(trnsim::to_string(e.op) << " " << trnsim::to_string(e.a));
     CHECK(done);
     CHECK(net.counters().bytes_delivered == Approx(e.bytes).epsilon(1e-12));
     double link_bytes = 0;

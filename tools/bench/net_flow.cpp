@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     const auto k = net.counters();
     const auto events = engine.events_processed() + k.flow_events + k.shape_events;
     fmt::print("all-reduce {} MiB over {} ranks (64 x trn2.48xlarge), flow, {} ({}): simulated {:.1f} us, analytic {:.1f} us\n",
-               mib, c.ranks.size(), net::to_string(algorithm), forced == net::Algorithm::Auto ? "auto" : "forced", done.to_us(), net.estimate(c).to_us());
+               mib, c.ranks.size(), trnsim::to_string(algorithm), forced == net::Algorithm::Auto ? "auto" : "forced", done.to_us(), net.estimate(c).to_us());
     fmt::print("  wall {:.3f} s (choice and setup {:.3f} s), flows {}, events {} ({:.2f} M/s)\n", wall, setup,
                k.flows + k.shape_flows, events, static_cast<double>(events) / wall / 1e6);
   }

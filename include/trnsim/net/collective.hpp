@@ -7,15 +7,23 @@
 // local operand (the same bytes) through its chip's DMA link as well.
 // Schedules are independent of the network model that executes them; what a step costs is
 // closed_form.hpp's.
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
+#include "trnsim/enum_names.hpp"
 #include "trnsim/hw/device_map.hpp"
 
 namespace trnsim::net {
 
 enum class CollectiveOp : std::uint8_t { AllReduce, ReduceScatter, AllGather, AllToAll, Broadcast, SendRecv };
+constexpr auto enum_table(CollectiveOp) {
+  using enum CollectiveOp;
+  return std::array{EnumName{AllReduce, "all-reduce"}, EnumName{ReduceScatter, "reduce-scatter"},
+                    EnumName{AllGather, "all-gather"}, EnumName{AllToAll, "all-to-all"},
+                    EnumName{Broadcast, "broadcast"},  EnumName{SendRecv, "send-recv"}};
+}
 enum class Algorithm : std::uint8_t {
   Auto,               // the collective library's choice (CollectivePolicy), else Optimal
   Optimal,            // the smallest closed-form time over every algorithm that can run it (what-if)
@@ -26,12 +34,18 @@ enum class Algorithm : std::uint8_t {
   HalvingDoubling,    // recursive halving (reduce-scatter) and doubling (all-gather); binomial broadcast
   Direct,             // every rank to every other at once (all-to-all, mesh); point-to-point send/recv
 };
+constexpr auto enum_table(Algorithm) {
+  using enum Algorithm;
+  return std::array{EnumName{Auto, "auto"},         EnumName{Optimal, "optimal"},
+                    EnumName{Ring, "ring"},         EnumName{BidirectionalRing, "bidirectional-ring"},
+                    EnumName{Hierarchical, "hierarchical"}, EnumName{Torus2D, "torus-2d"},
+                    EnumName{HalvingDoubling, "halving-doubling"}, EnumName{Direct, "direct"}};
+}
 inline constexpr Algorithm kConcreteAlgorithms[] = {Algorithm::Ring, Algorithm::BidirectionalRing,
                                                     Algorithm::Hierarchical, Algorithm::Torus2D,
                                                     Algorithm::HalvingDoubling, Algorithm::Direct};
 
-std::string_view to_string(CollectiveOp op);
-std::string_view to_string(Algorithm a);
+using trnsim::to_string;  // spellings from the tables above (enum_names.hpp)
 // Names as on the command line: all-reduce, reduce-scatter, all-gather, all-to-all, broadcast,
 // send-recv; ring, bidirectional-ring (bi-ring), hierarchical, torus-2d, halving-doubling, direct,
 // auto, optimal.

@@ -3,7 +3,7 @@
 // max-min fairly (progressive filling). Rates are recomputed on each flow start and finish for the
 // flows connected to the change through shared links (the set whose max-min rates can change),
 // no others. It keeps its own calendar of flow starts and completions; whoever drives it (the
-// Fabric, on the sim::Engine; or a test loop) calls advance_to(next_event()).
+// flow model, on the sim::Engine; or a test loop) calls advance_to(next_event()).
 // A flow's bytes are delivered exactly: on completion every link of its route is credited with
 // the flow's full size.
 #include <array>

@@ -4,6 +4,7 @@
 // Boost.Graph (LinkGraph, src/net/link_graph.hpp, net-internal so that Boost stays out of the
 // public headers); routes (router.hpp), the DOT drawing and the bisection bandwidth (bisection.hpp)
 // are computed on it. Built once from a hw::ClusterSpec; immutable afterwards.
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "trnsim/enum_names.hpp"
 #include "trnsim/hw/device_map.hpp"
 #include "trnsim/hw/specs.hpp"
 
@@ -21,6 +23,12 @@ using VertexId = std::int32_t;
 using LinkId = std::int32_t;
 
 enum class VertexKind : std::uint8_t { Chip, ServerSwitch, RackSwitch, NvSwitch, Leaf, Spine };
+constexpr auto enum_table(VertexKind) {
+  using enum VertexKind;
+  return std::array{EnumName{Chip, "chip"},         EnumName{ServerSwitch, "server-switch"},
+                    EnumName{RackSwitch, "rack-switch"}, EnumName{NvSwitch, "nvswitch"},
+                    EnumName{Leaf, "leaf"},         EnumName{Spine, "spine"}};
+}
 
 enum class LinkKind : std::uint8_t {
   Dma,           // one rank's DMA engines, as collectives get them (a loop on its chip): every
@@ -36,9 +44,20 @@ enum class LinkKind : std::uint8_t {
   ClosUplink,    // leaf -> spine
   ClosDownlink,  // spine -> leaf
 };
-inline constexpr int kLinkKinds = 10;
-std::string_view to_string(LinkKind k);
-std::string_view to_string(VertexKind k);
+constexpr auto enum_table(LinkKind) {
+  using enum LinkKind;
+  return std::array{EnumName{Dma, "dma"},
+                    EnumName{NeuronLink, "neuronlink"},
+                    EnumName{UltraServerZ, "ultraserver-z"},
+                    EnumName{ServerSwitch, "server-switch"},
+                    EnumName{RackSwitch, "rack-switch"},
+                    EnumName{InterRack, "inter-rack"},
+                    EnumName{NvLink, "nvlink"},
+                    EnumName{EfaPort, "efa-port"},
+                    EnumName{ClosUplink, "clos-uplink"},
+                    EnumName{ClosDownlink, "clos-downlink"}};
+}
+inline constexpr int kLinkKinds = static_cast<int>(enum_table(LinkKind{}).size());
 
 struct Vertex {
   VertexKind kind = VertexKind::Chip;

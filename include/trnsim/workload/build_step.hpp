@@ -32,7 +32,7 @@ struct BuildOptions {
   std::int64_t ranks_per_instance = 0;  // for the finding "TP group spans instances"; 0: skip
 };
 
-// Contract: every optional of `training` and `parallelism` resolved (replay::search_plan), else
+// Contract: every optional of `training` and `parallelism` resolved (replay::resolve_plan), else
 // InputError naming the field; a plan that does not fit the model, batch or ranks is an
 // InputError naming the field. Deterministic. O(simulated ranks * micro-batches * layers / pp).
 StepGraph build_step(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& parallelism,

@@ -12,8 +12,8 @@
 namespace trnsim::workload {
 
 // A TrainingSpec and ParallelismSpec with every "not published" field chosen, and what was chosen.
-// The rule that chooses them needs simulations, so it lives above this layer:
-// replay::search_plan (include/trnsim/replay/plan_search.hpp), "the fastest plan that fits".
+// The rule that chooses them needs the software preset and memory estimates of whole plans, so it
+// lives above this layer: replay::resolve_plan (include/trnsim/replay/plan_rule.hpp).
 struct ResolvedPlan {
   TrainingSpec training;
   ParallelismSpec parallelism;

@@ -1,8 +1,8 @@
 #pragma once
 // What is trained and how: model shape, training hyper-parameters, parallelism plan. Plain structs
 // filled by the config layer. std::optional marks a field the user left null ("not published"):
-// trnsim chooses it by its documented rule (replay::search_plan: the fastest plan that fits in
-// memory), never silently.
+// trnsim chooses it by its documented rule (replay::resolve_plan: the software's default, else the
+// plainest plan that fits in memory), and reports the choice.
 #include <array>
 #include <cstdint>
 #include <optional>

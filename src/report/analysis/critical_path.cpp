@@ -80,7 +80,7 @@ std::string contributor_name(const StepGraph& g, const PathSegment& s) {
     case TaskKind::Compute: return g.works[task.index].name;
     case TaskKind::Transfer: return "pp_send_recv";
     case TaskKind::Collective:
-      return fmt::format("{} {}", path_category_name(s.category), net::to_string(g.collectives[task.index].op));
+      return fmt::format("{} {}", path_category_name(s.category), trnsim::to_string(g.collectives[task.index].op));
   }
   return "?";
 }

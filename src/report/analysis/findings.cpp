@@ -204,12 +204,12 @@ void network_rules(const StepReport& r, const std::vector<std::string>& layout, 
   out.push_back({"hot_link",
                  fmt::format("the busiest link, {} {} -> {} ({:.1f} GB/s), is busy {:.1f} % of the step and "
                              "carries {:.4g} GB; its time is counted in the exposed-communication findings",
-                             net::to_string(hot.kind), hot.src, hot.dst, hot.bandwidth / 1e9, 100 * hot.busy_fraction,
+                             trnsim::to_string(hot.kind), hot.src, hot.dst, hot.bandwidth / 1e9, 100 * hot.busy_fraction,
                              hot.bytes / 1e9),
                  0,
                  fmt::format("move the groups that share {} links to faster ones (parallelism.rank_order, tp "
                              "within an instance), or reduce what crosses it",
-                             net::to_string(hot.kind))});
+                             trnsim::to_string(hot.kind))});
 }
 
 }  // namespace

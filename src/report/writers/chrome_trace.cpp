@@ -163,7 +163,7 @@ class TraceWriter {
     if (t.kind == TaskKind::Compute) {
       b.append(works_[t.index].name);
     } else if (c) {
-      fmt::format_to(it, "\"{}\"", net::to_string(c->op));
+      fmt::format_to(it, "\"{}\"", trnsim::to_string(c->op));
     } else {
       fmt::format_to(it, "\"{}\"", kSendName);
     }
@@ -183,7 +183,7 @@ class TraceWriter {
       append_number(b, c ? c->bytes : t.bytes);
       if (c) {
         const std::size_t group = c->groups.empty() ? 0 : c->groups.front().size();
-        fmt::format_to(it, R"(,"op":"{}","group_size":{},"groups":{})", net::to_string(c->op), group, c->groups.size());
+        fmt::format_to(it, R"(,"op":"{}","group_size":{},"groups":{})", trnsim::to_string(c->op), group, c->groups.size());
       } else {
         fmt::format_to(it, R"(,"to_rank":{})", t.peer);
       }

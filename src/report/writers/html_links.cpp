@@ -48,7 +48,7 @@ std::string links_section(const replay::StepRun& run, double step_s) {
     const auto& k = kinds[static_cast<std::size_t>(i)];
     if (k.links == 0) continue;
     out += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
-                       escape(net::to_string(static_cast<net::LinkKind>(i))), grouped(k.links), human_bytes(k.bytes));
+                       escape(trnsim::to_string(static_cast<net::LinkKind>(i))), grouped(k.links), human_bytes(k.bytes));
     out += busy_cell(k.busy_s / k.links / step_s) + busy_cell(k.max_busy_s / step_s) + "</tr>\n";
   }
   out += "</table>\n";
@@ -64,7 +64,7 @@ std::string links_section(const replay::StepRun& run, double step_s) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto& l = *top[i];
     out += fmt::format("<tr><td>{} &rarr; {}</td><td>{}</td><td class=\"num\">{:.1f} GB/s</td><td class=\"num\">{}</td>",
-                       escape(l.src), escape(l.dst), escape(net::to_string(l.kind)), l.bandwidth / 1e9,
+                       escape(l.src), escape(l.dst), escape(trnsim::to_string(l.kind)), l.bandwidth / 1e9,
                        human_bytes(l.bytes));
     out += busy_cell(l.busy_s / step_s) + "</tr>\n";
   }

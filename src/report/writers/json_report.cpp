@@ -46,7 +46,7 @@ json critical_path_json(const CriticalPath& c) {
 json links_json(const LinkUtilisation& u) {
   json kinds = json::array();
   for (const auto& k : u.kinds) {
-    kinds.push_back({{"kind", net::to_string(k.kind)},
+    kinds.push_back({{"kind", trnsim::to_string(k.kind)},
                      {"links", k.links},
                      {"bytes", k.bytes},
                      {"mean_busy_fraction", k.mean_busy_fraction},
@@ -55,7 +55,7 @@ json links_json(const LinkUtilisation& u) {
   json top = json::array();
   for (const auto& l : u.top) {
     top.push_back({{"id", l.id},
-                   {"kind", net::to_string(l.kind)},
+                   {"kind", trnsim::to_string(l.kind)},
                    {"src", l.src},
                    {"dst", l.dst},
                    {"bandwidth_Bps", l.bandwidth},

@@ -112,12 +112,12 @@ std::string critical_path_section(const CriticalPath& cp) {
 std::string links_section(const LinkUtilisation& links) {
   std::string out = "link utilisation (busy time over the step time)\n";
   for (const auto& k : links.kinds) {
-    out += fmt::format("  {:<14} {:>6} links {:>12.4g} GB   mean {:>5.1f} %  max {:>5.1f} %\n", net::to_string(k.kind),
+    out += fmt::format("  {:<14} {:>6} links {:>12.4g} GB   mean {:>5.1f} %  max {:>5.1f} %\n", trnsim::to_string(k.kind),
                        k.links, k.bytes / 1e9, 100 * k.mean_busy_fraction, 100 * k.max_busy_fraction);
   }
   for (std::size_t i = 0; i < links.top.size() && i < 3; ++i) {
     const auto& l = links.top[i];
-    out += fmt::format("  busiest: {} {} -> {} {:.1f} % busy, {:.4g} GB at {:.1f} GB/s\n", net::to_string(l.kind), l.src,
+    out += fmt::format("  busiest: {} {} -> {} {:.1f} % busy, {:.4g} GB at {:.1f} GB/s\n", trnsim::to_string(l.kind), l.src,
                        l.dst, 100 * l.busy_fraction, l.bytes / 1e9, l.bandwidth / 1e9);
   }
   return out;

@@ -105,7 +105,7 @@ void write_network_counters(EventStream& events, const replay::StepRun& run, std
   std::vector<std::pair<std::string_view, double>> busy, traffic;
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     if (kinds[i].links == 0) continue;
-    const std::string_view name = net::to_string(static_cast<net::LinkKind>(i));
+    const std::string_view name = trnsim::to_string(static_cast<net::LinkKind>(i));
     busy.emplace_back(name, 100 * kinds[i].busy_s / (kinds[i].links * step_s));
     traffic.emplace_back(name, kinds[i].bytes / step_s / kGB);
   }
