@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "network_model.hpp"
 
 namespace trnsim::net {
@@ -44,8 +46,9 @@ std::vector<LinkUsage> Network::link_usage() const {
     const LinkTotals t = model_->link_totals(l);
     if (!(t.bytes > 0)) continue;
     const Link& link = topo.link(l);
-    out.push_back(LinkUsage{l, link.kind, topo.vertex_name(link.src), topo.vertex_name(link.dst), link.bandwidth,
-                            t.bytes, t.busy_s});
+    // A DMA link loops on its chip, one per rank (Topology::dma_link): name the rank it serves.
+    std::string dst = link.kind == LinkKind::Dma ? fmt::format("rank {}", l) : topo.vertex_name(link.dst);
+    out.push_back(LinkUsage{l, link.kind, topo.vertex_name(link.src), std::move(dst), link.bandwidth, t.bytes, t.busy_s});
   }
   return out;
 }
