@@ -7,15 +7,11 @@
 #include "trnsim/net/collective.hpp"
 
 using namespace trnsim;
+using test::iota;
 using net::Algorithm;
 using net::CollectiveOp;
 
 namespace {
-std::vector<int> iota(int n, int from = 0) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  std::iota(v.begin(), v.end(), from);
-  return v;
-}
 net::Schedule sched(const hw::ClusterSpec& c, CollectiveOp op, std::vector<int> ranks, double bytes, Algorithm a) {
   const hw::DeviceMap dm(c);
   return net::make_schedule(net::Collective{op, std::move(ranks), bytes, a}, a, c, dm);

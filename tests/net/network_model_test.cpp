@@ -10,16 +10,12 @@
 #include "trnsim/net/network.hpp"
 
 using namespace trnsim;
+using test::iota;
 using net::Algorithm;
 using net::CollectiveOp;
 using net::NetworkModelKind;
 
 namespace {
-std::vector<int> iota(int n, int from = 0) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  std::iota(v.begin(), v.end(), from);
-  return v;
-}
 sim::Time run_one(const hw::ClusterSpec& c, NetworkModelKind m, const net::Collective& coll) {
   sim::Engine engine;
   net::Network net(c, m, engine);

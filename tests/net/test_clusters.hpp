@@ -1,8 +1,18 @@
 #pragma once
 // Hand-built clusters for the net tests (figures chosen for easy arithmetic, not from presets).
+#include <numeric>
+#include <vector>
+
 #include "trnsim/hw/specs.hpp"
 
 namespace trnsim::test {
+
+// Ranks from, from + 1, ..., from + n - 1: a collective's group.
+inline std::vector<int> iota(int n, int from = 0) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), from);
+  return v;
+}
 
 // A Trainium-like instance: X x Y torus, `cores` logical cores per chip.
 inline hw::ClusterSpec torus_cluster(int x, int y, int cores, int instances) {
