@@ -19,6 +19,9 @@ void check_known(const std::vector<std::string>& known, const std::string& name,
 
 }  // namespace
 
+// Not json::update(patch, true): that throws type_error 312 where an object patches a scalar
+// (`"chip": {"hbm_GiB": {...}}`); replacing it lets the field tables report the JSON path, what
+// they expected and what they found.
 void deep_merge(json& target, const json& patch) {
   if (!target.is_object() || !patch.is_object()) {
     target = patch;

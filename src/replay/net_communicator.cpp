@@ -8,14 +8,7 @@ NetCommunicator::NetCommunicator(net::Network& network, net::Algorithm algorithm
     : network_(network), algorithm_(algorithm) {}
 
 std::uint32_t NetCommunicator::open_join(std::uint32_t parts, sim::InlineHandler done) {
-  std::uint32_t slot = 0;
-  if (free_.empty()) {
-    slot = static_cast<std::uint32_t>(joins_.size());
-    joins_.emplace_back();
-  } else {
-    slot = free_.back();
-    free_.pop_back();
-  }
+  const std::uint32_t slot = joins_.acquire();
   joins_[slot].remaining = parts;
   joins_[slot].done = std::move(done);
   return slot;
@@ -25,7 +18,7 @@ void NetCommunicator::part_done(std::uint32_t slot) {
   Join& join = joins_[slot];
   if (--join.remaining > 0) return;
   sim::InlineHandler done = std::move(join.done);
-  free_.push_back(slot);
+  joins_.release(slot);
   done();
 }
 

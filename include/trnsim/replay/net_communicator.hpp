@@ -7,6 +7,7 @@
 
 #include "trnsim/net/network.hpp"
 #include "trnsim/replay/communicator.hpp"
+#include "trnsim/sim/slot_pool.hpp"
 
 namespace trnsim::replay {
 
@@ -22,7 +23,7 @@ class NetCommunicator final : public Communicator {
   double expected_seconds(const workload::Collective& c) override;
 
  private:
-  // A call waiting for `remaining` network operations; slots are reused through free_.
+  // A call waiting for `remaining` network operations.
   struct Join {
     std::uint32_t remaining = 0;
     sim::InlineHandler done;
@@ -32,8 +33,7 @@ class NetCommunicator final : public Communicator {
 
   net::Network& network_;
   net::Algorithm algorithm_;
-  std::vector<Join> joins_;
-  std::vector<std::uint32_t> free_;
+  sim::SlotPool<Join, 6> joins_;
   net::Collective scratch_;  // reused: its rank vector keeps its capacity between calls
 };
 

@@ -1,8 +1,8 @@
 #pragma once
 // SlotPool<T>: records addressed by a 32-bit slot, for state that lives from the start of
 // something to its completion (an engine event, a network call, a flow), so that steady-state use
-// does not allocate. The engine's event records, the flow model's calls and the flow solver's
-// flows use it.
+// does not allocate. The engine's event records, the flow model's calls, the flow solver's flows
+// and the replay's multi-group joins (NetCommunicator) use it.
 //
 // Contract:
 //  - Records sit in chunks of 2^ChunkBits and never move: a reference stays valid while more
