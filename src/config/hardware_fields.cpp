@@ -162,6 +162,10 @@ constexpr Field<Calibration> kCalibrationFields[] = {
     number<&Calibration::collective_dma_share>("collective_dma_share", 1, kEfficiency,
                                                "of the chip's DMA throughput that collectives sustain")
         .or_default(1.0),
+    number<&Calibration::collective_stream_bandwidth>("collective_stream_GBps", kGB,
+                                                      {1e-3, 1e7, "no limit beyond the links"},
+                                                      "one DMA stream: a rank's sends to one peer in a step")
+        .or_default(0),
     number<&Calibration::comm_compute_slowdown>("comm_compute_slowdown", 1, kSlowdown,
                                                 "compute slowdown while a collective runs (GPUs; 1: none)"),
 };

@@ -34,6 +34,7 @@ sim::Time ClosedForm::step_time(const Phase& p) {
       rate = first ? share(l) : std::min(rate, share(l));
       first = false;
     }
+    if (cal.collective_stream_bandwidth > 0) rate = std::min(rate, cal.collective_stream_bandwidth);
     double data = t.bytes > 0 ? t.bytes / rate : 0.0;
     if (p.reduce && t.bytes > 0) data = std::max(data, t.bytes / share(topo_->dma_link(t.dst)));
     // The same composition as the flow model's (collective_run.cpp), so that they agree to the
@@ -60,7 +61,9 @@ sim::Time ClosedForm::estimate(const Schedule& s) {
 
 sim::Time ClosedForm::transfer_time(const Route& r, double bytes) const {
   const auto& cal = topo_->cluster().instance.calibration;
-  const double data = bytes > 0 ? bytes / r.bottleneck : 0.0;
+  const double rate =
+      cal.collective_stream_bandwidth > 0 ? std::min(r.bottleneck, cal.collective_stream_bandwidth) : r.bottleneck;
+  const double data = bytes > 0 ? bytes / rate : 0.0;
   return sim::Time::seconds(cal.collective_launch_s) + sim::Time::seconds(cal.collective_message_s) +
          std::max(sim::Time::seconds(cal.collective_step_s), sim::Time::seconds(data)) + sim::Time::seconds(r.latency);
 }

@@ -12,6 +12,7 @@ CollectiveRun::CollectiveRun(Schedule schedule, Router& router, FlowSolver& solv
   step_s_ = cal.collective_step_s;
   message_s_ = cal.collective_message_s;
   launch_s_ = cal.collective_launch_s;
+  if (cal.collective_stream_bandwidth > 0) stream_rate_ = cal.collective_stream_bandwidth;
   for (const Phase& p : schedule_.phases) {
     for (const Transfer& t : p.transfers) {
       ranks_.push_back(t.src);
@@ -110,7 +111,7 @@ void CollectiveRun::arrive(int r, int phase, int rep, sim::Time at) {
     begin_[p][i] = begin;
     parts_[p][i] = step.reduce ? 2 : 1;
     sent_ += tr[i].bytes;
-    solver_->submit(begin, router_->links(route), tr[i].bytes, this, tag(p, Part::Data, i));
+    solver_->submit(begin, router_->links(route), tr[i].bytes, this, tag(p, Part::Data, i), stream_rate_);
     if (step.reduce) {
       solver_->submit(begin, router_->links(router_->path(tr[i].dst, tr[i].dst)), tr[i].bytes, this,
                       tag(p, Part::Reduce, i));

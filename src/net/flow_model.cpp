@@ -88,7 +88,7 @@ void FlowModel::start_coarse(Slot slot, sim::Time pre, double fraction) {
   for (std::size_t k = 0; k < s.pairs.size(); ++k) {
     const auto& pr = s.pairs[k];
     solver_.submit(now + pre, router.links(router.path(pr.src_rank, pr.dst_rank)), pr.bytes * fraction, this,
-                   (static_cast<std::uint64_t>(k) << 32) | slot);
+                   (static_cast<std::uint64_t>(k) << 32) | slot, pr.max_rate);
   }
   wake();
 }

@@ -32,10 +32,16 @@ const FlowShape& FlowShapes::collective(const Collective& c) {
   // Coarse pairs in order of first appearance, and the bytes each link carries.
   std::map<std::tuple<int, int, bool>, std::size_t> pair_index;
   std::vector<double> per_link(static_cast<std::size_t>(topo.link_count()), 0.0);
+  std::vector<std::vector<int>> receivers;  // per pair: the ranks it sends to (one stream each)
   auto add = [&](int src, int dst, bool reduce, double b) {
     const auto [it, fresh] = pair_index.emplace(std::tuple(src, dm.chip_of(dst), reduce), shape.pairs.size());
-    if (fresh) shape.pairs.push_back(FlowShape::Pair{src, dst, 0.0, reduce});
+    if (fresh) {
+      shape.pairs.push_back(FlowShape::Pair{src, dst, 0.0, reduce});
+      receivers.emplace_back();
+    }
     shape.pairs[it->second].bytes += b;
+    auto& to = receivers[it->second];
+    if (!reduce && std::find(to.begin(), to.end(), dst) == to.end()) to.push_back(dst);
     for (LinkId l : router.links(router.path(src, dst))) per_link[static_cast<std::size_t>(l)] += b;
   };
   for (const Phase& p : sched.phases) {
@@ -44,6 +50,11 @@ const FlowShape& FlowShapes::collective(const Collective& c) {
       shape.bytes += b;
       add(t.src, t.dst, false, b);
       if (p.reduce) add(t.dst, t.dst, true, b);
+    }
+  }
+  if (const double stream = topo.cluster().instance.calibration.collective_stream_bandwidth; stream > 0) {
+    for (std::size_t k = 0; k < shape.pairs.size(); ++k) {
+      if (!shape.pairs[k].reduce) shape.pairs[k].max_rate = stream * static_cast<double>(receivers[k].size());
     }
   }
   // The full schedule alone, every step a flow: T and each link's busy time.
@@ -70,7 +81,7 @@ const FlowShape& FlowShapes::collective(const Collective& c) {
   EndTime coarse_end;
   coarse_end.at = t1;
   for (const auto& pr : shape.pairs) {
-    isolated_.submit(t1, router.links(router.path(pr.src_rank, pr.dst_rank)), pr.bytes, &coarse_end, 0);
+    isolated_.submit(t1, router.links(router.path(pr.src_rank, pr.dst_rank)), pr.bytes, &coarse_end, 0, pr.max_rate);
   }
   isolated_.run();
   const sim::Time coarse = coarse_end.at - t1;
@@ -91,14 +102,17 @@ const FlowShape& FlowShapes::transfer(int src_rank, int dst_rank, double bytes) 
   shape.fixed = shape.time;
   shape.bytes = bytes;
   shape.pairs.push_back(FlowShape::Pair{src_rank, dst_rank, bytes, false});
+  const double stream = context_.topology.cluster().instance.calibration.collective_stream_bandwidth;
+  if (stream > 0) shape.pairs.back().max_rate = stream;
   if (bytes > 0 && r.hops > 0) {
-    const sim::Time coarse = sim::Time::seconds(bytes / r.bottleneck);
+    const double rate = std::min(r.bottleneck, shape.pairs.back().max_rate);
+    const sim::Time coarse = sim::Time::seconds(bytes / rate);
     shape.fixed = shape.time > coarse ? shape.time - coarse : sim::Time::zero();
     const auto links = router.links(r);
     shape.links.assign(links.begin(), links.end());
     std::sort(shape.links.begin(), shape.links.end());
     shape.link_bytes.assign(shape.links.size(), bytes);
-    shape.link_busy_s.assign(shape.links.size(), bytes / r.bottleneck);
+    shape.link_busy_s.assign(shape.links.size(), bytes / rate);
   }
   return transfers_.insert(key_scratch_, std::move(shape));
 }

@@ -2,6 +2,7 @@
 // Net-internal: FlowShape, a call alone on the flow model, measured once per distinct call (the
 // flow-model contract in flow_model.hpp says how the flow model uses it).
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 #include "network_model.hpp"
@@ -20,6 +21,8 @@ struct FlowShape {
     int src_rank = 0, dst_rank = 0;  // its flows cross Router::path(src_rank, dst_rank)
     double bytes = 0;
     bool reduce = false;  // the reads of a receiver's operands on its DMA link (src_rank == dst_rank)
+    // The pair's rate cap: one DMA stream per receiving rank it stands for (+infinity: none).
+    double max_rate = std::numeric_limits<double>::infinity();
   };
   // The coarse form: one per (sender, receiver chip) and one per rank that reduces, in schedule
   // order (a sender's transfers to one chip share their path: its DMA link and the route).

@@ -1,6 +1,7 @@
 #include "trnsim/net/flow_solver.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/core.h>
 
@@ -35,7 +36,8 @@ void FlowSolver::push(sim::Time at, std::uint32_t flow, std::uint32_t version, E
 }
 
 void FlowSolver::submit(sim::Time start_at, std::span<const LinkId> route, double bytes, FlowListener* listener,
-                        std::uint64_t tag) {
+                        std::uint64_t tag, double max_rate) {
+  if (!(max_rate > 0)) throw InternalError("flow solver: a flow's rate cap must be positive");
   if (start_at < now_) throw InternalError("flow solver: a flow cannot start in the past");
   if (route.size() > static_cast<std::size_t>(kMaxHops)) {
     throw InternalError(fmt::format("flow solver: route of {} hops exceeds {}", route.size(), kMaxHops));
@@ -47,6 +49,7 @@ void FlowSolver::submit(sim::Time start_at, std::span<const LinkId> route, doubl
   fl.bytes = bytes;
   fl.remaining = bytes;
   fl.rate = 0;
+  fl.max_rate = max_rate;
   fl.listener = listener;
   fl.tag = tag;
   ++fl.version;
@@ -183,8 +186,26 @@ void FlowSolver::rebalance(std::span<const LinkId> seeds) {
     }
   }
   // Progressive filling: the link with the smallest fair share fixes its unfrozen flows at that
-  // share. Shares only grow as flows freeze elsewhere, so stale heap entries are re-pushed.
+  // share. Shares only grow as flows freeze elsewhere, so stale heap entries are re-pushed. A
+  // capped flow is a link of its own with one flow: when its cap is below every link's share, it
+  // freezes at its cap first.
   fill_.clear();
+  caps_.clear();
+  for (std::uint32_t f : comp_flows_) {
+    if (flows_[f].max_rate < std::numeric_limits<double>::infinity()) caps_.emplace_back(flows_[f].max_rate, f);
+  }
+  std::sort(caps_.begin(), caps_.end());
+  std::size_t next_cap = 0;
+  auto freeze = [this](std::uint32_t f, double rate) {
+    Flow& fl = flows_[f];
+    fl.frozen = epoch_;
+    fl.new_rate = rate;
+    for (int h = 0; h < fl.hops; ++h) {
+      LinkState& m = links_[static_cast<std::size_t>(fl.links[static_cast<std::size_t>(h)])];
+      m.rem -= rate;
+      --m.unfrozen;
+    }
+  };
   for (LinkId l : comp_links_) {
     LinkState& ls = links_[static_cast<std::size_t>(l)];
     ls.rem = ls.capacity;
@@ -193,6 +214,11 @@ void FlowSolver::rebalance(std::span<const LinkId> seeds) {
   }
   std::make_heap(fill_.begin(), fill_.end(), HigherShare{});
   while (!fill_.empty()) {
+    if (next_cap < caps_.size() && caps_[next_cap].first < fill_.front().first) {
+      const std::uint32_t f = caps_[next_cap++].second;
+      if (flows_[f].frozen != epoch_) freeze(f, flows_[f].max_rate);
+      continue;
+    }
     std::pop_heap(fill_.begin(), fill_.end(), HigherShare{});
     const auto [share, l] = fill_.back();
     fill_.pop_back();
@@ -205,15 +231,7 @@ void FlowSolver::rebalance(std::span<const LinkId> seeds) {
       continue;
     }
     for (std::uint32_t f : ls.flows) {
-      Flow& fl = flows_[f];
-      if (fl.frozen == epoch_) continue;
-      fl.frozen = epoch_;
-      fl.new_rate = share;
-      for (int h = 0; h < fl.hops; ++h) {
-        LinkState& m = links_[static_cast<std::size_t>(fl.links[static_cast<std::size_t>(h)])];
-        m.rem -= share;
-        --m.unfrozen;
-      }
+      if (flows_[f].frozen != epoch_) freeze(f, share);
     }
   }
   // Reschedule the flows whose rate changed; the others keep their pending finish.

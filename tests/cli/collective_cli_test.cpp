@@ -39,14 +39,15 @@ TEST_CASE("cli collective: 2-rank all-reduce on one trn1 chip follows the closed
   const auto rows = rows_of(r.out);
   REQUIRE(rows.size() == 11);  // 1 KiB x 4^k up to 1 GiB
   // Preset figures (configs/hardware/trn1.32xlarge.json): launch L = 33.2 us, step S = 10.7 us,
-  // message M = 3.64 us; the chip's DMA link D = 0.195 x 875 GB/s (hop latency 0). Whatever the
-  // runtime picks (mesh, halving-doubling or ring), 2 ranks take 2 steps of one message each:
-  // a reducing step in which both cores send S/2 and read their S/2 operand (4 flows on D: 2S/D)
-  // and a gathering step (2 flows: S/D). t = L + 2M + max(S, 2S/D) + max(S, S/D).
-  const double dma = 0.195 * 875e9;
+  // message M = 3.64 us, one DMA stream r = 56.85 GB/s; the chip's DMA (875 GB/s, 437.5 GB/s per
+  // core) is not the limit. Whatever the runtime picks (mesh, halving-doubling or a ring in
+  // either direction: one stream to the one peer), 2 ranks take 2 steps of one message each, each
+  // core sending size/2 to the other: a reducing step (each core also reads its size/2 operand,
+  // at 437.5 / 2 GB/s, faster than r) and a gathering step. t = L + 2M + 2 max(S, size / 2 / r).
+  const double stream = 56.85e9;
   for (const Row& row : rows) {
-    const double reduce_us = 2 * row.size / dma * 1e6, gather_us = row.size / dma * 1e6;
-    const double expected_us = 33.2 + 2 * 3.64 + std::max(10.7, reduce_us) + std::max(10.7, gather_us);
+    const double data_us = row.size / 2 / stream * 1e6;
+    const double expected_us = 33.2 + 2 * 3.64 + 2 * std::max(10.7, data_us);
     CHECK(row.time_us == Approx(expected_us).epsilon(0.002));
     CHECK(row.count == row.size / 4);  // fp32 elements
     // algbw in GiB/s = size / time; busbw = algbw x 2(n-1)/n = algbw for n = 2.

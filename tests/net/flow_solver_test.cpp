@@ -39,6 +39,30 @@ TEST_CASE("flow solver: two flows on one link share it, then the survivor speeds
   CHECK(s.bytes_delivered() == 3e9);
 }
 
+TEST_CASE("flow solver: a flow's rate cap binds like a private link, and frees the rest for others") {
+  const auto topo = line();
+  net::Router router(topo);
+  net::FlowSolver s(topo);
+  Recorder rec;
+  const auto route = router.links(router.route(0, 1));  // 100 GB/s
+  // A capped at 30 GB/s, B uncapped, 3 GB each. Max-min with A's cap as a link of its own: A at
+  // 30, B at the other 70 GB/s until B ends at 3e9 / 70e9 = 42.857 ms; A has 3 - 1.2857 = 1.7143
+  // GB left and stays at its cap alone on the link: 57.143 ms more, done at 100 ms (3 GB / 30 GB/s).
+  s.submit(sim::Time::zero(), route, 3e9, &rec, 1, 30e9);
+  s.submit(sim::Time::zero(), route, 3e9, &rec, 2);
+  // C on another link (1 -> 2), capped above that link's 100 GB/s: the link limits it (10 ms).
+  s.submit(sim::Time::zero(), router.links(router.route(1, 2)), 1e9, &rec, 3, 500e9);
+  s.run();
+  REQUIRE(rec.done.size() == 3);
+  CHECK(rec.done[0].first == 3);
+  CHECK(rec.done[0].second.to_seconds() == Approx(10e-3).epsilon(1e-9));
+  CHECK(rec.done[1].first == 2);
+  CHECK(rec.done[1].second.to_seconds() == Approx(3.0 / 70).epsilon(1e-9));
+  CHECK(rec.done[2].first == 1);
+  CHECK(rec.done[2].second.to_seconds() == Approx(0.1).epsilon(1e-9));
+  CHECK(s.bytes_delivered() == 7e9);
+}
+
 TEST_CASE("flow solver: max-min gives a flow's leftover to the flow that can use it") {
   auto c = test::torus_cluster(4, 1, 1, 1);
   const net::Topology topo(c);

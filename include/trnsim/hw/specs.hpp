@@ -99,6 +99,10 @@ struct Calibration {
   // the fraction of the chip's DMA throughput (ChipSpec::dma_bandwidth) that collective traffic
   // sustains: the chip's DMA link carries every core-to-core and device-link send at that rate.
   double collective_dma_share = 1.0;
+  // the rate of one DMA stream: what a rank sends to one peer in one step moves at most this fast
+  // (bytes/s; 0 = no limit beyond the links). A rank sending to two peers at once (a ring in both
+  // directions) runs two streams.
+  double collective_stream_bandwidth = 0;
   // GPUs run collectives on SMs: compute is slowed by this factor while a collective runs
   // (1.0 = no slowdown, Trainium's dedicated collective cores).
   double comm_compute_slowdown = 1.0;

@@ -1,13 +1,15 @@
 #pragma once
 // Runs one schedule on the flow model with the closed form's per-step physics (closed_form.hpp):
 // once both of its ranks have finished their earlier steps, a transfer's flow starts on its route
-// after the sender's messages of the step (collective_message_s each); in a reducing step a second
+// after the sender's messages of the step (collective_message_s each), at most at one DMA stream's
+// rate (collective_stream_bandwidth); in a reducing step a second
 // flow of the same bytes, the receiver's read of its local operand, runs on the receiver's DMA
 // link from the same moment. The transfer completes the route's latency after its flows are
 // delivered, or after collective_step_s from their start if that is later (the step's
 // synchronisation).
 // Engine-independent: it only talks to a FlowSolver.
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "trnsim/net/collective.hpp"
@@ -58,6 +60,7 @@ class CollectiveRun final : public FlowListener {
   Router* router_;
   FlowSolver* solver_;
   double step_s_ = 0, message_s_ = 0, launch_s_ = 0;
+  double stream_rate_ = std::numeric_limits<double>::infinity();  // a transfer's cap (one DMA stream)
   std::vector<int> ranks_;  // sorted global ranks of the group
   // Per phase, CSR: the transfers each local rank takes part in (as sender or receiver).
   std::vector<std::vector<std::int32_t>> offsets_, items_;

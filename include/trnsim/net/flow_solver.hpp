@@ -8,6 +8,7 @@
 // the flow's full size.
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -39,9 +40,12 @@ class FlowSolver {
   explicit FlowSolver(const Topology& topology);
 
   // Contract: a flow of `bytes` starts at `start` (>= now()) on `route` and `listener` hears of it
-  // when it is delivered. Empty route or zero bytes: delivered at `start`. O(log pending) now;
-  // the rate work happens when it starts. Never calls back synchronously.
-  void submit(sim::Time start, std::span<const LinkId> route, double bytes, FlowListener* listener, std::uint64_t tag);
+  // when it is delivered. Its rate never exceeds `max_rate` bytes/s (+infinity: only the links
+  // limit it), as if it crossed a private link of that capacity. Empty route or zero bytes:
+  // delivered at `start`. O(log pending) now; the rate work happens when it starts. Never calls
+  // back synchronously.
+  void submit(sim::Time start, std::span<const LinkId> route, double bytes, FlowListener* listener, std::uint64_t tag,
+              double max_rate = std::numeric_limits<double>::infinity());
 
   sim::Time now() const { return now_; }
   sim::Time next_event();  // sim::Time::max() when nothing is pending
@@ -71,6 +75,7 @@ class FlowSolver {
     std::array<std::int32_t, kMaxHops> pos{};  // index in each link's flow list
     int hops = 0;
     double bytes = 0, remaining = 0, rate = 0, new_rate = 0;
+    double max_rate = 0;  // its private cap (submit)
     sim::Time last;
     std::uint32_t version = 0;
     std::uint32_t mark = 0, frozen = 0;
@@ -109,6 +114,7 @@ class FlowSolver {
   std::vector<std::pair<FlowListener*, std::uint64_t>> notify_;
   std::vector<std::uint32_t> comp_flows_;
   std::vector<std::pair<double, LinkId>> fill_;
+  std::vector<std::pair<double, std::uint32_t>> caps_;  // (max_rate, flow) of capped flows, ascending
 };
 
 }  // namespace trnsim::net
