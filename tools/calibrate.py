@@ -42,6 +42,7 @@ BOUNDS = {
     "collective_step_us": (0.0, 50.0),
     "collective_message_us": (0.0, 20.0),
     "collective_dma_share": (0.05, 1.0),
+    "collective_stream_GBps": (1.0, 1000.0),
     "comm_compute_slowdown": (1.0, 2.0),
 }
 
