@@ -131,6 +131,24 @@ TEST_CASE("collective costs: a step that crosses EFA pays the EFA latency, with 
   }
 }
 
+TEST_CASE("collective costs: a transfer is one DMA stream; a ring in both directions runs two") {
+  // GPUs behind one NVSwitch, 100 GB/s and 1 us per route; L = 10, S = 5, M = 1 us; one stream
+  // at most 10 GB/s (well below the links: the stream rate sets the pace).
+  auto c = test::gpu_cluster(4, 1);
+  set_costs(c, 10, 5, 1);
+  c.instance.calibration.collective_stream_bandwidth = 10e9;
+  // Ring all-gather of 4 MB on 4: 3 steps of 1 MB to one peer at 10 GB/s = 100 us:
+  // 10 + 3 x (1 + 100 + 1) = 316 us.
+  check_both(c, {CollectiveOp::AllGather, iota(4), 4e6, Algorithm::Ring}, 316);
+  // Both directions: 3 steps of 0.5 MB to each of two peers, two streams at 10 GB/s each (50 us),
+  // two messages: 10 + 3 x (2 + 50 + 1) = 169 us.
+  check_both(c, {CollectiveOp::AllGather, iota(4), 4e6, Algorithm::BidirectionalRing}, 169);
+  // On two ranks both directions lead to the one peer: one stream, as the ring (the schedule
+  // keeps one transfer per pair and step). All-gather of 4 MB: 1 step of 2 MB: 10 + 1 + 200 + 1.
+  check_both(c, {CollectiveOp::AllGather, {0, 1}, 4e6, Algorithm::BidirectionalRing}, 212);
+  check_both(c, {CollectiveOp::AllGather, {0, 1}, 4e6, Algorithm::Ring}, 212);
+}
+
 TEST_CASE("collective policy: the library chooses by op, size and whether the group spans instances") {
   // Two instances of a 4x4 torus with 2 cores per chip: 32 ranks each.
   auto c = test::torus_cluster(4, 4, 2, 2);
