@@ -1,6 +1,7 @@
 #include "trnsim/cost/compute_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -29,6 +30,11 @@ constexpr std::size_t idx(Engine e) { return static_cast<std::size_t>(e); }
 
 // Cycles of one stationary tile's pass over `rows` moving rows: instructions of at most `chunk`
 // columns, each max(columns, min_cycles) plus `overhead`.
+// A product's m, n, k as doubles, for the tile arithmetic.
+std::array<double, 3> dims(const Kernel& kr) {
+  return {static_cast<double>(kr.m), static_cast<double>(kr.n), static_cast<double>(kr.k)};
+}
+
 double pass_cycles(double rows, double chunk, double min_cycles, double overhead) {
   if (rows <= 0) return 0;
   const double full = std::floor(rows / chunk);
@@ -105,9 +111,7 @@ double ComputeModel::tensor_peak_flops(bool low_precision) const {
 }
 
 double ComputeModel::neuron_cycles(const Kernel& kr) const {
-  const auto m = static_cast<double>(kr.m);
-  const auto n = static_cast<double>(kr.n);
-  const auto k = static_cast<double>(kr.k);
+  const auto [m, n, k] = dims(kr);
   const double col_tile = chip_.core.pe_cols;
   const double chunk = chip_.core.moving_max;
   const double min_cycles = chip_.core.min_instruction_cycles;
@@ -125,9 +129,7 @@ double ComputeModel::neuron_cycles(const Kernel& kr) const {
 }
 
 double ComputeModel::gpu_tensor_seconds(const Kernel& kr) const {
-  const auto m = static_cast<double>(kr.m);
-  const auto n = static_cast<double>(kr.n);
-  const auto k = static_cast<double>(kr.k);
+  const auto [m, n, k] = dims(kr);
   const double sms = chip_.core.sms;
   const double tk = chip_.core.gemm_tile_k;
   const double k_padded = std::ceil(k / tk) * tk;
