@@ -28,13 +28,8 @@ sim::Time ClosedForm::step_time(const Phase& p) {
   sim::Time worst = sim::Time::zero();
   for (const Transfer& t : p.transfers) {
     const Route& r = router_->path(t.src, t.dst);
-    double rate = 0;
-    bool first = true;
-    for (LinkId l : router_->links(r)) {
-      rate = first ? share(l) : std::min(rate, share(l));
-      first = false;
-    }
-    if (cal.collective_stream_bandwidth > 0) rate = std::min(rate, cal.collective_stream_bandwidth);
+    double rate = cal.stream_rate();
+    for (LinkId l : router_->links(r)) rate = std::min(rate, share(l));
     double data = t.bytes > 0 ? t.bytes / rate : 0.0;
     if (p.reduce && t.bytes > 0) data = std::max(data, t.bytes / share(topo_->dma_link(t.dst)));
     // The same composition as the flow model's (collective_run.cpp), so that they agree to the
@@ -61,8 +56,7 @@ sim::Time ClosedForm::estimate(const Schedule& s) {
 
 sim::Time ClosedForm::transfer_time(const Route& r, double bytes) const {
   const auto& cal = topo_->cluster().instance.calibration;
-  const double rate =
-      cal.collective_stream_bandwidth > 0 ? std::min(r.bottleneck, cal.collective_stream_bandwidth) : r.bottleneck;
+  const double rate = std::min(r.bottleneck, cal.stream_rate());
   const double data = bytes > 0 ? bytes / rate : 0.0;
   return sim::Time::seconds(cal.collective_launch_s) + sim::Time::seconds(cal.collective_message_s) +
          std::max(sim::Time::seconds(cal.collective_step_s), sim::Time::seconds(data)) + sim::Time::seconds(r.latency);

@@ -12,7 +12,7 @@ CollectiveRun::CollectiveRun(Schedule schedule, Router& router, FlowSolver& solv
   step_s_ = cal.collective_step_s;
   message_s_ = cal.collective_message_s;
   launch_s_ = cal.collective_launch_s;
-  if (cal.collective_stream_bandwidth > 0) stream_rate_ = cal.collective_stream_bandwidth;
+  stream_rate_ = cal.stream_rate();
   for (const Phase& p : schedule_.phases) {
     for (const Transfer& t : p.transfers) {
       ranks_.push_back(t.src);

@@ -52,10 +52,9 @@ const FlowShape& FlowShapes::collective(const Collective& c) {
       if (p.reduce) add(t.dst, t.dst, true, b);
     }
   }
-  if (const double stream = topo.cluster().instance.calibration.collective_stream_bandwidth; stream > 0) {
-    for (std::size_t k = 0; k < shape.pairs.size(); ++k) {
-      if (!shape.pairs[k].reduce) shape.pairs[k].max_rate = stream * static_cast<double>(receivers[k].size());
-    }
+  const double stream = topo.cluster().instance.calibration.stream_rate();
+  for (std::size_t k = 0; k < shape.pairs.size(); ++k) {
+    if (!shape.pairs[k].reduce) shape.pairs[k].max_rate = stream * static_cast<double>(receivers[k].size());
   }
   // The full schedule alone, every step a flow: T and each link's busy time.
   const std::vector<LinkStats> before = isolated_.link_stats();
@@ -101,9 +100,8 @@ const FlowShape& FlowShapes::transfer(int src_rank, int dst_rank, double bytes) 
   shape.time = context_.transfer_time(r, bytes);
   shape.fixed = shape.time;
   shape.bytes = bytes;
-  shape.pairs.push_back(FlowShape::Pair{src_rank, dst_rank, bytes, false});
-  const double stream = context_.topology.cluster().instance.calibration.collective_stream_bandwidth;
-  if (stream > 0) shape.pairs.back().max_rate = stream;
+  shape.pairs.push_back(
+      FlowShape::Pair{src_rank, dst_rank, bytes, false, context_.topology.cluster().instance.calibration.stream_rate()});
   if (bytes > 0 && r.hops > 0) {
     const double rate = std::min(r.bottleneck, shape.pairs.back().max_rate);
     const sim::Time coarse = sim::Time::seconds(bytes / rate);

@@ -6,6 +6,7 @@
 // table in the config layer (src/config/hardware_fields.cpp).
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "trnsim/enum_names.hpp"
@@ -103,6 +104,10 @@ struct Calibration {
   // (bytes/s; 0 = no limit beyond the links). A rank sending to two peers at once (a ring in both
   // directions) runs two streams.
   double collective_stream_bandwidth = 0;
+  // That cap as a rate: +infinity when there is none.
+  double stream_rate() const {
+    return collective_stream_bandwidth > 0 ? collective_stream_bandwidth : std::numeric_limits<double>::infinity();
+  }
   // GPUs run collectives on SMs: compute is slowed by this factor while a collective runs
   // (1.0 = no slowdown, Trainium's dedicated collective cores).
   double comm_compute_slowdown = 1.0;

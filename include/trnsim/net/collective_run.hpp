@@ -9,7 +9,6 @@
 // synchronisation).
 // Engine-independent: it only talks to a FlowSolver.
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "trnsim/net/collective.hpp"
@@ -60,7 +59,7 @@ class CollectiveRun final : public FlowListener {
   Router* router_;
   FlowSolver* solver_;
   double step_s_ = 0, message_s_ = 0, launch_s_ = 0;
-  double stream_rate_ = std::numeric_limits<double>::infinity();  // a transfer's cap (one DMA stream)
+  double stream_rate_ = 0;  // a transfer's cap: one DMA stream (Calibration::stream_rate)
   std::vector<int> ranks_;  // sorted global ranks of the group
   // Per phase, CSR: the transfers each local rank takes part in (as sender or receiver).
   std::vector<std::vector<std::int32_t>> offsets_, items_;
