@@ -173,36 +173,8 @@ bool supports(Algorithm a, const Collective& c, const hw::ClusterSpec& cluster, 
   return no("unknown algorithm");
 }
 
-namespace {
-// One transfer per (sender, receiver) in a phase: what a rank sends to one peer in a step is one
-// DMA stream (a ring in both directions on two ranks sends both halves to the same peer).
-Schedule one_stream_per_pair(Schedule s) {
-  std::vector<std::size_t> order;
-  for (Phase& p : s.phases) {
-    auto& tr = p.transfers;
-    order.resize(tr.size());
-    for (std::size_t i = 0; i < tr.size(); ++i) order[i] = i;
-    auto pair_less = [&tr](std::size_t a, std::size_t b) {
-      return tr[a].src != tr[b].src ? tr[a].src < tr[b].src : tr[a].dst != tr[b].dst ? tr[a].dst < tr[b].dst : a < b;
-    };
-    std::sort(order.begin(), order.end(), pair_less);
-    bool merged = false;
-    for (std::size_t k = 1; k < order.size(); ++k) {
-      const Transfer& first = tr[order[k - 1]];
-      Transfer& again = tr[order[k]];
-      if (again.src != first.src || again.dst != first.dst) continue;
-      // Keep the first in schedule order; later duplicates add their bytes to it.
-      tr[order[k - 1]].bytes += again.bytes;
-      again.bytes = -1;
-      order[k] = order[k - 1];
-      merged = true;
-    }
-    if (merged) std::erase_if(tr, [](const Transfer& t) { return t.bytes < 0; });
-  }
-  return s;
-}
-
-Schedule schedule_of(const Collective& c, Algorithm a, const hw::ClusterSpec& cluster, const hw::DeviceMap& dm) {
+Schedule make_schedule(const Collective& c, Algorithm a, const hw::ClusterSpec& cluster, const hw::DeviceMap& dm) {
+  validate(c, dm);
   std::string_view why;
   if (!supports(a, c, cluster, dm, &why)) {
     throw InputError(fmt::format("{} cannot run {} on {} ranks: {}", to_string(a), to_string(c.op), c.ranks.size(), why));
@@ -227,12 +199,6 @@ Schedule schedule_of(const Collective& c, Algorithm a, const hw::ClusterSpec& cl
     case Algorithm::Optimal: break;
   }
   throw InternalError("make_schedule: auto and optimal must be resolved first");
-}
-}  // namespace
-
-Schedule make_schedule(const Collective& c, Algorithm a, const hw::ClusterSpec& cluster, const hw::DeviceMap& dm) {
-  validate(c, dm);
-  return one_stream_per_pair(schedule_of(c, a, cluster, dm));
 }
 
 }  // namespace trnsim::net

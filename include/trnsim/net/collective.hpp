@@ -71,6 +71,9 @@ struct Transfer {
   double bytes = 0;
 };
 
+// At most one transfer per (sender, receiver) in a phase: what a rank sends to one peer in a step
+// is one DMA stream (Calibration::stream_rate), so every algorithm merges what it would send a
+// peer twice (a ring in both directions on two ranks sends the whole chunk once each way).
 struct Phase {
   std::vector<Transfer> transfers;
   int repeats = 1;
