@@ -24,6 +24,16 @@ double in_ms(sim::Time t) { return t.to_seconds() * 1e3; }
 constexpr double kMarginMs = 1e-8;
 constexpr double kMarginUs = 1e-5;
 
+// Replays `g` with every collective 4 ms on the network (transfers 0) and compute slowed by
+// `slowdown` while its rank communicates; seconds[w] is work w alone.
+replay::Timeline run_4ms_calls(const StepGraph& g, const std::vector<double>& seconds, double slowdown) {
+  sim::Engine engine;
+  test::FixedCommunicator comm(engine, ms(4), ms(0));
+  replay::ExecutorOptions options;
+  options.comm_compute_slowdown = slowdown;
+  return replay::execute(engine, g, seconds, comm, options);
+}
+
 // Rank 0 computes `work_ms` from time 0 while it also waits at a 4 ms collective; rank 1 computes
 // `late_ms` before it reaches the same call, so the call is on the network during
 // [late_ms, late_ms + 4). Returns the timeline; the compute task of rank 0 is task 0.
@@ -37,12 +47,7 @@ replay::Timeline overlap_run(double work_ms, double late_ms, double slowdown) {
   REQUIRE(work == 0);
   (void)m0;
   const StepGraph g = b.finish({0, 1}, 2, 1);
-  sim::Engine engine;
-  test::FixedCommunicator comm(engine, ms(4), ms(0));
-  const std::vector<double> seconds{work_ms * 1e-3, late_ms * 1e-3};
-  replay::ExecutorOptions options;
-  options.comm_compute_slowdown = slowdown;
-  return replay::execute(engine, g, seconds, comm, options);
+  return run_4ms_calls(g, {work_ms * 1e-3, late_ms * 1e-3}, slowdown);
 }
 
 }  // namespace
@@ -84,13 +89,7 @@ TEST_CASE("executor: a task entirely inside communication takes the slowdown tim
       b.collective(0, 0);
       work = b.compute(0, 0);
     }
-    const StepGraph g = b.finish({0}, 1, 1);
-    sim::Engine engine;
-    test::FixedCommunicator comm(engine, ms(4), ms(0));
-    const std::vector<double> seconds{2e-3};
-    replay::ExecutorOptions options;
-    options.comm_compute_slowdown = 1.5;
-    const auto tl = replay::execute(engine, g, seconds, comm, options);
+    const auto tl = run_4ms_calls(b.finish({0}, 1, 1), {2e-3}, 1.5);
     CHECK(tl.spans[work].end == ms(3));
   }
 }
@@ -101,13 +100,7 @@ TEST_CASE("executor: a task that starts when the collective ends runs at full sp
   const TaskId m = b.collective(0, 0);
   const TaskId work = b.compute(0, 0);
   b.edge(m, work);
-  const StepGraph g = b.finish({0}, 1, 1);
-  sim::Engine engine;
-  test::FixedCommunicator comm(engine, ms(4), ms(0));
-  const std::vector<double> seconds{2e-3};
-  replay::ExecutorOptions options;
-  options.comm_compute_slowdown = 1.5;
-  const auto tl = replay::execute(engine, g, seconds, comm, options);
+  const auto tl = run_4ms_calls(b.finish({0}, 1, 1), {2e-3}, 1.5);
   CHECK(tl.spans[work].start == ms(4));
   CHECK(tl.spans[work].end == ms(6));
 }
@@ -125,13 +118,7 @@ TEST_CASE("executor: two overlapping collectives slow compute once") {
   const TaskId late = b.compute(1, 1);
   const TaskId y1 = b.collective(1, 1, Stream::DpComm);
   b.edge(late, y1);
-  const StepGraph g = b.finish({0, 1}, 2, 2);
-  sim::Engine engine;
-  test::FixedCommunicator comm(engine, ms(4), ms(0));
-  const std::vector<double> seconds{10e-3, 2e-3};
-  replay::ExecutorOptions options;
-  options.comm_compute_slowdown = 1.5;
-  const auto tl = replay::execute(engine, g, seconds, comm, options);
+  const auto tl = run_4ms_calls(b.finish({0, 1}, 2, 2), {10e-3, 2e-3}, 1.5);
   CHECK(tl.spans[late].end == ms(2));  // rank 1 has nothing on the network before 2 ms
   CHECK(in_ms(tl.spans[work].end) == Approx(12).margin(kMarginMs));
 }
