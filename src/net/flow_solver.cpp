@@ -160,6 +160,7 @@ void FlowSolver::rebalance(std::span<const LinkId> seeds) {
   stack_.clear();
   comp_links_.clear();
   comp_flows_.clear();
+  caps_.clear();
   for (LinkId l : seeds) {
     LinkState& ls = links_[static_cast<std::size_t>(l)];
     if (ls.mark != epoch_) {
@@ -176,6 +177,7 @@ void FlowSolver::rebalance(std::span<const LinkId> seeds) {
       if (fl.mark == epoch_) continue;
       fl.mark = epoch_;
       comp_flows_.push_back(f);
+      if (fl.max_rate < std::numeric_limits<double>::infinity()) caps_.emplace_back(fl.max_rate, f);
       for (int h = 0; h < fl.hops; ++h) {
         LinkState& m = links_[static_cast<std::size_t>(fl.links[static_cast<std::size_t>(h)])];
         if (m.mark != epoch_) {
@@ -190,10 +192,6 @@ void FlowSolver::rebalance(std::span<const LinkId> seeds) {
   // capped flow is a link of its own with one flow: when its cap is below every link's share, it
   // freezes at its cap first.
   fill_.clear();
-  caps_.clear();
-  for (std::uint32_t f : comp_flows_) {
-    if (flows_[f].max_rate < std::numeric_limits<double>::infinity()) caps_.emplace_back(flows_[f].max_rate, f);
-  }
   std::sort(caps_.begin(), caps_.end());
   std::size_t next_cap = 0;
   auto freeze = [this](std::uint32_t f, double rate) {
