@@ -3,6 +3,7 @@
 // (InputError -> 2). Kept at the top of include/trnsim because every layer may raise bad-input errors.
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace trnsim {
 
@@ -12,6 +13,15 @@ namespace trnsim {
 class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  // `reason`: the rule that was broken, without this input's values ("tp does not divide heads"),
+  // so that the errors of many inputs can be counted by kind (`trnsim sweep`).
+  InputError(const std::string& message, std::string reason)
+      : std::runtime_error(message), reason_(std::move(reason)) {}
+  // The rule, or "" when the thrower named none.
+  const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  std::string reason_;
 };
 
 // A broken invariant inside trnsim (a bug, never the user's fault).

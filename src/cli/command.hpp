@@ -21,6 +21,8 @@ void add_validate_command(CLI::App& app, Action& action);
 void add_presets_command(CLI::App& app, Action& action);
 void add_collective_command(CLI::App& app, Action& action);
 void add_topology_command(CLI::App& app, Action& action);
+void add_sweep_command(CLI::App& app, Action& action);
+void add_merge_command(CLI::App& app, Action& action);
 
 // --network: the help text ("Network model: analytic (closed form) or flow (...)") and the accepted
 // names, from the registry of network models (network_option.cpp).

@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   // Subcommands register here, in --help order, once they work.
   trnsim::cli::add_run_command(app, action);
   trnsim::cli::add_validate_command(app, action);
+  trnsim::cli::add_sweep_command(app, action);
+  trnsim::cli::add_merge_command(app, action);
   trnsim::cli::add_presets_command(app, action);
   trnsim::cli::add_collective_command(app, action);
   trnsim::cli::add_topology_command(app, action);
@@ -41,7 +43,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
-  auto logger = spdlog::stderr_color_st("trnsim");
+  auto logger = spdlog::stderr_color_mt("trnsim");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("%^%l%$: %v");
   spdlog::set_level(verbose ? spdlog::level::debug : quiet ? spdlog::level::err : spdlog::level::info);

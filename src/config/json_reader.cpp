@@ -18,7 +18,7 @@ void in_file(const std::string& file, const std::function<void()>& check) {
   try {
     check();
   } catch (const InputError& e) {
-    throw InputError(fmt::format("{}: {}", file.empty() ? "<memory>" : file, e.what()));
+    throw InputError(fmt::format("{}: {}", file.empty() ? "<memory>" : file, e.what()), e.reason());
   }
 }
 

@@ -3,7 +3,7 @@
 
 #include <fmt/core.h>
 
-#include "json_file.hpp"
+#include "trnsim/config/json_file.hpp"
 #include "parse.hpp"
 #include "resolve.hpp"
 #include "trnsim/config/experiment.hpp"
@@ -101,7 +101,7 @@ json resolved_json(const json& expanded, const Experiment& ex) {
 }  // namespace detail
 
 Experiment parse_experiment(const nlohmann::json& document, const std::string& file,
-                            const std::vector<std::string>& override_texts) {
+                            const std::vector<std::string>& override_texts, PlanCheck plan_check) {
   using namespace detail;
   std::vector<Override> overrides;
   std::string with_label = file;
@@ -141,14 +141,14 @@ Experiment parse_experiment(const nlohmann::json& document, const std::string& f
     ex = parse_expanded(reexpanded, with_label);
     resolved = resolved_json(reexpanded, ex);
   }
-  validate(ex, overrides.empty() ? file : with_label);
+  if (plan_check == PlanCheck::Now) validate(ex, overrides.empty() ? file : with_label);
   ex.file = file;
   ex.resolved = std::move(resolved);
   return ex;
 }
 
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
-  return parse_experiment(detail::read_json_file(path), path, overrides);
+  return parse_experiment(read_json_file(path), path, overrides);
 }
 
 }  // namespace trnsim::config

@@ -43,7 +43,8 @@ class Resolver {
     if (!in_.software.kv_replication && in_.parallelism.tp > kv) {
       throw InputError(fmt::format("/parallelism/tp: {} exceeds kv_heads ({}), and software {} does not replicate "
                                    "KV heads (kv_replication false): expected tp <= {}",
-                                   in_.parallelism.tp, kv, in_.software.name, kv));
+                                   in_.parallelism.tp, kv, in_.software.name, kv),
+                       "tp exceeds kv_heads and the software does not replicate KV heads");
     }
     workload::ResolvedPlan out{in_.training, in_.parallelism, {}};
     auto& t = out.training;

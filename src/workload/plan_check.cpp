@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -14,12 +15,13 @@
 namespace trnsim::workload {
 namespace {
 
-[[noreturn]] void fail(std::string_view path, const std::string& what) {
-  throw InputError(fmt::format("{}: {}", path, what));
+// `rule` is the broken rule without the values (InputError::reason), for counting rejected plans.
+[[noreturn]] void fail(std::string_view path, const std::string& what, std::string rule = {}) {
+  throw InputError(fmt::format("{}: {}", path, what), std::move(rule));
 }
 
 void require_positive(std::int64_t v, std::string_view path) {
-  if (v < 1) fail(path, fmt::format("must be >= 1, found {}", v));
+  if (v < 1) fail(path, fmt::format("must be >= 1, found {}", v), fmt::format("{} must be >= 1", path));
 }
 
 }  // namespace
@@ -63,17 +65,20 @@ void check_plan(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec
   require_positive(p.dp, "/parallelism/dp");
   if (p.virtual_stages) require_positive(*p.virtual_stages, "/parallelism/virtual_stages");
   if (p.zero && *p.zero != 0 && *p.zero != 1)
-    fail("/parallelism/zero", fmt::format("expected 0 or 1 (ZeRO-1), found {}", *p.zero));
+    fail("/parallelism/zero", fmt::format("expected 0 or 1 (ZeRO-1), found {}", *p.zero), "zero must be 0 or 1");
   check_rank_order(p.rank_order);
 
   // Megatron-style TP splits attention heads; KV heads are split too, or replicated when TP
   // exceeds them (GQA), which needs TP to be a multiple of kv_heads.
   const std::int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
-  if (m.heads % p.tp != 0) fail("/parallelism/tp", fmt::format("{} does not divide heads ({})", p.tp, m.heads));
+  if (m.heads % p.tp != 0)
+    fail("/parallelism/tp", fmt::format("{} does not divide heads ({})", p.tp, m.heads), "tp does not divide heads");
   if (kv % p.tp != 0 && p.tp % kv != 0)
-    fail("/parallelism/tp", fmt::format("{} neither divides kv_heads ({}) nor is a multiple of it", p.tp, kv));
+    fail("/parallelism/tp", fmt::format("{} neither divides kv_heads ({}) nor is a multiple of it", p.tp, kv),
+         "tp neither divides kv_heads nor is a multiple of it");
   if (m.ffn_hidden % p.tp != 0)
-    fail("/parallelism/tp", fmt::format("{} does not divide ffn_hidden ({})", p.tp, m.ffn_hidden));
+    fail("/parallelism/tp", fmt::format("{} does not divide ffn_hidden ({})", p.tp, m.ffn_hidden),
+         "tp does not divide ffn_hidden");
 
   const std::int64_t ranks = p.tp * p.pp * p.dp;
   if (total_ranks > 0 && ranks != total_ranks)
@@ -82,39 +87,47 @@ void check_plan(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec
                                            p.tp, p.pp, p.dp, ranks, total_ranks)
                              : fmt::format("tp x pp x dp = {} x {} x {} = {} does not match the cluster's ranks "
                                            "({} = {})",
-                                           p.tp, p.pp, p.dp, ranks, total_ranks, ranks_detail));
+                                           p.tp, p.pp, p.dp, ranks, total_ranks, ranks_detail),
+         "tp x pp x dp does not match the cluster's ranks");
 
-  if (p.pp > m.layers) fail("/parallelism/pp", fmt::format("{} pipeline stages exceed layers ({})", p.pp, m.layers));
+  if (p.pp > m.layers)
+    fail("/parallelism/pp", fmt::format("{} pipeline stages exceed layers ({})", p.pp, m.layers), "pp exceeds layers");
   if (p.virtual_stages) {
     const std::int64_t v = *p.virtual_stages;
     // Chunks may differ by one layer (the split rule in plan.hpp) but none may be empty.
     if (p.pp * v > m.layers)
       fail("/parallelism/virtual_stages",
            fmt::format("pp x virtual_stages = {} x {} = {} model chunks exceed layers ({}): every chunk needs a layer",
-                       p.pp, v, p.pp * v, m.layers));
+                       p.pp, v, p.pp * v, m.layers),
+           "pp x virtual_stages exceeds layers");
     if (v > 1 && p.schedule && *p.schedule != PipelineSchedule::Interleaved)
-      fail("/parallelism/schedule", fmt::format("virtual_stages {} needs schedule \"1f1b-interleaved\"", v));
+      fail("/parallelism/schedule", fmt::format("virtual_stages {} needs schedule \"1f1b-interleaved\"", v),
+           "virtual_stages > 1 needs schedule 1f1b-interleaved");
   }
   if (p.sequence_parallel.value_or(false) && t.seq_len % p.tp != 0)
-    fail("/parallelism/sequence_parallel", fmt::format("tp ({}) does not divide seq_len ({})", p.tp, t.seq_len));
+    fail("/parallelism/sequence_parallel", fmt::format("tp ({}) does not divide seq_len ({})", p.tp, t.seq_len),
+         "sequence parallelism: tp does not divide seq_len");
 
   const std::int64_t per_step = p.dp * t.micro_batch.value_or(1);
   if (t.global_batch % per_step != 0)
     fail("/training/global_batch",
          t.micro_batch ? fmt::format("{} is not divisible by dp x micro_batch = {} x {} = {}", t.global_batch, p.dp,
                                      *t.micro_batch, per_step)
-                       : fmt::format("{} is not divisible by dp ({})", t.global_batch, p.dp));
+                       : fmt::format("{} is not divisible by dp ({})", t.global_batch, p.dp),
+         "global_batch is not divisible by dp x micro_batch");
   if (t.micro_batch && p.virtual_stages && *p.virtual_stages > 1 && p.schedule == PipelineSchedule::Interleaved) {
     const std::int64_t micro_batches = t.global_batch / per_step;
     if (micro_batches % p.pp != 0)
       fail("/training/global_batch", fmt::format("1f1b-interleaved needs the micro-batches per pipeline ({}) to be a "
                                                  "multiple of pp ({})",
-                                                 micro_batches, p.pp));
+                                                 micro_batches, p.pp),
+           "1f1b-interleaved: micro-batches per pipeline not a multiple of pp");
   }
 
   if (m.learned_positions && m.max_positions > 0 && t.seq_len > m.max_positions)
     fail("/training/seq_len", fmt::format("{} exceeds the model's learned position table (max_positions {})",
-                                          t.seq_len, m.max_positions));
+                                          t.seq_len, m.max_positions),
+         "seq_len exceeds the learned position table");
 }
 
 }  // namespace trnsim::workload

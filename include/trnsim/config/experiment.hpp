@@ -51,8 +51,13 @@ namespace trnsim::config {
 // file, the JSON path, what was expected and what was found.
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// Whether parsing checks the parallel plan against the model, batch and cluster
+// (workload::check_plan). Deferred: the caller checks each plan it derives (`trnsim sweep`, whose
+// --vary may change the cluster under a plan it then replaces).
+enum class PlanCheck : bool { Now, Deferred };
+
 // The same from a document in memory; `file` names it in messages.
 Experiment parse_experiment(const nlohmann::json& document, const std::string& file,
-                            const std::vector<std::string>& overrides = {});
+                            const std::vector<std::string>& overrides = {}, PlanCheck plan_check = PlanCheck::Now);
 
 }  // namespace trnsim::config

@@ -1,0 +1,117 @@
+#pragma once
+// `trnsim sweep`: the product of plan values (and of --vary values of any experiment field),
+// each plan checked, sized against memory and, when it runs, simulated and analysed. The layer
+// above config: it needs experiment parsing (--vary), the replay and the report's analysis.
+//
+// Enumeration (the order of PlanPoint::index, of the CSV rows and of shards): --vary axes
+// outermost, in the order given, each in its values' order; then tp, pp, dp, micro_batch,
+// virtual_stages, recompute, zero, sequence_parallel, each in the order given. An axis that is not
+// given has one value: the experiment's (null stays null and the plan rule fills it,
+// replay/plan_rule.hpp), except dp, which is then derived: the cluster's ranks / (tp x pp).
+//
+// Each point ends in one of three states, checked in this order:
+//   invalid        the plan cannot run the model on the batch and cluster (workload::check_plan,
+//                  the plan rule's kv-heads check) or tp x pp does not divide the ranks (dp
+//                  derived): counted by the rule broken (InputError::reason);
+//   out_of_memory  the resolved plan's memory estimate exceeds a rank's HBM share in some stage:
+//                  not simulated;
+//   simulated      built, replayed and analysed (step time, throughput, MFU, breakdown, findings).
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trnsim/config/experiment.hpp"
+#include "trnsim/report/analysis/breakdown.hpp"
+
+namespace trnsim::explore {
+
+// --vary PATH=V1,V2,...: the values as `--set` would take them (JSON when they parse, else strings).
+struct VaryAxis {
+  std::string path;
+  std::vector<std::string> values;
+};
+
+// The lists given on the command line; an empty list: the axis is not swept.
+struct SweepAxes {
+  std::vector<std::int64_t> tp, pp, dp, micro_batch, virtual_stages, zero;
+  std::vector<workload::Recompute> recompute;
+  std::vector<bool> sequence_parallel;
+  std::vector<VaryAxis> vary;
+  std::vector<std::string> overrides;  // --set PATH=VALUE: every point, before the --vary values
+};
+
+// One plan of the product for one --vary combination: its training and parallelism, unset fields
+// as the experiment leaves them (the plan rule fills them); dp unset: derived.
+struct PlanPoint {
+  std::size_t index = 0;  // in the combination's product
+  workload::TrainingSpec training;
+  workload::ParallelismSpec parallelism;
+  std::optional<std::int64_t> dp;
+};
+
+enum class PlanStatus : std::uint8_t { Simulated, OutOfMemory, Invalid };
+std::string_view status_name(PlanStatus s);  // "simulated", "out_of_memory", "invalid"
+
+// What one point gives. The plan fields are the resolved ones (every field set) for simulated and
+// out-of-memory points, the enumerated ones (unset fields absent) for invalid points.
+struct PlanOutcome {
+  std::size_t index = 0;
+  std::vector<std::string> vary;  // the --vary values, as given
+  PlanStatus status = PlanStatus::Invalid;
+  std::string reason;  // invalid: the rule broken; out_of_memory: the stage that does not fit
+  std::string detail;  // invalid: the full message
+  std::optional<std::int64_t> tp, pp, dp, micro_batch, virtual_stages, zero;
+  std::optional<std::string> schedule, recompute;
+  std::optional<bool> sequence_parallel;
+  double peak_memory_bytes = 0, capacity_bytes = 0;  // out_of_memory and simulated
+  // simulated:
+  double step_time_s = 0, tokens_per_s = 0, mfu = 0;
+  std::array<double, report::kPartCount> breakdown{};
+  std::string finding_rule, finding;  // the first finding ("" when none)
+};
+
+struct SweepOptions {
+  int threads = 1;        // >= 1; the outcomes do not depend on it
+  int shard = 0, shards = 1;  // evaluate the points whose index % shards == shard
+  // Called from the calling thread about every 200 ms while points run, and once at the end:
+  // (points done, points of this run). May be empty.
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+// What the sweep ran on: enough to print the same header from merged shards.
+struct SweepSummary {
+  std::string experiment;  // the file as given
+  std::string title;       // "llama3.1-70b on 64 x trn2.48xlarge (4,096 ranks), analytic network"
+  std::vector<std::string> vary_paths;
+  std::size_t points = 0;  // enumerated, all shards
+  int shard = 0, shards = 1;
+};
+
+struct SweepResult {
+  SweepSummary summary;
+  std::vector<PlanOutcome> outcomes;  // this shard's points, in index order
+};
+
+// Contract: the plan product for one --vary combination, parsed as `ex` (the vary axes are not
+// part of it), in the enumeration order above. Throws InputError naming the option when a value
+// is out of range (tp < 1, zero not 0 or 1, ...). O(product).
+std::vector<PlanPoint> plan_points(const config::Experiment& ex, const SweepAxes& axes);
+// The size of that product: the same for every combination.
+std::size_t plans_per_combination(const SweepAxes& axes);
+
+// Contract: runs the shard's points of `document` (an experiment file's JSON, `file` names it)
+// swept over `axes`. Throws InputError for bad input that concerns the whole sweep (an
+// unreadable experiment, a --vary path or value the experiment refuses); a plan that cannot run
+// is an outcome, not an error. Deterministic: the same outcomes for any thread count. Cost: one
+// parse per --vary combination, one memory estimate per valid point, one build, replay and
+// analysis per point that fits.
+SweepResult run_sweep(const nlohmann::json& document, const std::string& file, const SweepAxes& axes,
+                      const SweepOptions& options);
+
+}  // namespace trnsim::explore

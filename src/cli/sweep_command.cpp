@@ -1,0 +1,196 @@
+// trnsim sweep EXPERIMENT.json [--tp LIST] ... [--vary PATH=V1,V2]...: plans and experiment
+// variants side by side (explore/sweep.hpp); trnsim merge PARTS...: the shards of one sweep.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/core.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "command.hpp"
+#include "sweep_output.hpp"
+#include "trnsim/config/json_file.hpp"
+#include "trnsim/enum_names.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/explore/sweep.hpp"
+#include "trnsim/explore/sweep_json.hpp"
+
+namespace trnsim::cli {
+
+namespace {
+
+struct SweepOptions {
+  std::string experiment;
+  std::vector<std::int64_t> tp, pp, dp, micro_batch, virtual_stages, zero;
+  std::vector<std::string> recompute, sequence_parallel, vary, overrides;
+  std::string network;
+  int threads = 0;
+  std::string shard;
+  SweepOutputs outputs;
+};
+
+// "V1,V2,...": split at the commas outside brackets, braces and quotes, so a JSON value may hold
+// commas ("[1,2]", "{\"a\":1,\"b\":2}").
+std::vector<std::string> split_values(const std::string& text) {
+  std::vector<std::string> out(1);
+  int depth = 0;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted && c == '\\' && i + 1 < text.size()) {
+      out.back() += c;
+      out.back() += text[++i];
+      continue;
+    }
+    if (c == '"') quoted = !quoted;
+    if (!quoted && (c == '[' || c == '{')) ++depth;
+    if (!quoted && (c == ']' || c == '}')) --depth;
+    if (!quoted && depth == 0 && c == ',') {
+      out.emplace_back();
+      continue;
+    }
+    out.back() += c;
+  }
+  return out;
+}
+
+explore::VaryAxis parse_vary(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw InputError(fmt::format("--vary: expected PATH=V1,V2,... (e.g. cluster.count=16,32), found \"{}\"", text));
+  explore::VaryAxis axis{text.substr(0, eq), split_values(text.substr(eq + 1))};
+  for (const std::string& v : axis.values)
+    if (v.empty()) throw InputError(fmt::format("--vary {}: an empty value in \"{}\"", axis.path, text));
+  return axis;
+}
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  int i = 0, n = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%d/%d%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
+    throw InputError(fmt::format("--shard: expected I/N with 0 <= I < N (e.g. 0/4), found \"{}\"", text));
+  return {i, n};
+}
+
+bool parse_switch(const std::string& text) {
+  if (text == "on" || text == "true") return true;
+  if (text == "off" || text == "false") return false;
+  throw InputError(fmt::format("--sp: expected on, off, true or false, found \"{}\"", text));
+}
+
+// Plans done, rate and time left on stderr, rewritten in place; only on a terminal, not with -q,
+// and only once the sweep has run a second.
+class ProgressBar {
+ public:
+  ProgressBar() : enabled_(isatty(fileno(stderr)) != 0 && spdlog::get_level() <= spdlog::level::info) {}
+  void operator()(std::size_t done, std::size_t total) {
+    if (!enabled_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (elapsed < 1) return;  // under a second (finished or not): nothing shown yet
+    const double rate = static_cast<double>(done) / elapsed;
+    const double left = rate > 0 ? static_cast<double>(total - done) / rate : 0;
+    fmt::print(stderr, "\r{} / {} plans, {:.1f} plans/s, {:.0f} s left   ", done, total, rate, left);
+    if (done == total) fmt::print(stderr, "\n");
+  }
+
+ private:
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+int run_sweep_command(const SweepOptions& o) {
+  explore::SweepAxes axes;
+  axes.tp = o.tp;
+  axes.pp = o.pp;
+  axes.dp = o.dp;
+  axes.micro_batch = o.micro_batch;
+  axes.virtual_stages = o.virtual_stages;
+  axes.zero = o.zero;
+  for (const std::string& r : o.recompute) {
+    const auto mode = parse_enum<workload::Recompute>(r);
+    if (!mode)
+      throw InputError(fmt::format("--recompute: expected one of {}, found \"{}\"",
+                                   fmt::join(enum_names<workload::Recompute>(), ", "), r));
+    axes.recompute.push_back(*mode);
+  }
+  for (const std::string& s : o.sequence_parallel) axes.sequence_parallel.push_back(parse_switch(s));
+  for (const std::string& v : o.vary) axes.vary.push_back(parse_vary(v));
+  axes.overrides = o.overrides;
+  if (!o.network.empty()) axes.overrides.push_back("network.model=" + o.network);
+
+  explore::SweepOptions run;
+  run.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  if (!o.shard.empty()) std::tie(run.shard, run.shards) = parse_shard(o.shard);
+  auto bar = std::make_shared<ProgressBar>();
+  run.progress = [bar](std::size_t done, std::size_t total) { (*bar)(done, total); };
+  const explore::SweepResult result = explore::run_sweep(config::read_json_file(o.experiment), o.experiment, axes, run);
+  return write_sweep_outputs(result, o.outputs);
+}
+
+void add_output_options(CLI::App* cmd, SweepOutputs& outputs) {
+  cmd->add_option("--top", outputs.top, "How many of the fastest plans to print (default 10)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--csv", outputs.csv_path,
+                  "Also write every plan, valid or not, one row each with its status and reason, to this CSV file");
+  cmd->add_option("--json", outputs.json_path,
+                  "Also write the sweep (or this shard of it) as JSON to this file: what `trnsim merge` reads");
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<SweepOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep",
+      "Simulate the product of plan values (and of --vary values) of an experiment and rank the plans by step time");
+  cmd->add_option("experiment", o->experiment, "Experiment file (JSON): the fields not swept")->required();
+  const auto list = [&](const char* name, std::vector<std::int64_t>& into, const char* what) {
+    cmd->add_option(name, into, what)->delimiter(',');
+  };
+  list("--tp", o->tp, "Tensor-parallel degrees, e.g. 4,8,16");
+  list("--pp", o->pp, "Pipeline-parallel degrees");
+  list("--dp", o->dp, "Data-parallel degrees (default: derived, the cluster's ranks / (tp x pp))");
+  list("--micro-batch", o->micro_batch, "Sequences per micro-batch");
+  list("--virtual-stages", o->virtual_stages, "Model chunks per pipeline rank (above 1: 1f1b-interleaved)");
+  list("--zero", o->zero, "ZeRO stages: 0, 1");
+  cmd->add_option("--recompute", o->recompute, "Activation recompute modes: none, selective, full")->delimiter(',');
+  cmd->add_option("--sp", o->sequence_parallel, "Sequence parallelism: on, off")->delimiter(',');
+  cmd->add_option("--vary", o->vary,
+                  "Any experiment field: PATH=V1,V2,... as --set takes it, e.g. cluster.count=16,32 or "
+                  "cluster.chip.hbm.bandwidth_TBps=2.9,5.8 (repeatable: the product of all)");
+  cmd->add_option("--set", o->overrides, "Override a value for every plan: PATH=VALUE, as `trnsim run --set`");
+  cmd->add_option("--network", o->network, network_model_help())->check(CLI::IsMember(network_model_choices()));
+  cmd->add_option("--threads", o->threads, "Plans simulated at once (default: all cores); the output does not depend on it")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--shard", o->shard,
+                  "Run only slice I of N (I/N, 0 <= I < N: every N-th plan from plan I); write it with --json and "
+                  "join the slices with `trnsim merge`");
+  add_output_options(cmd, o->outputs);
+  cmd->callback([&action, o] { action = [o] { return run_sweep_command(*o); }; });
+}
+
+void add_merge_command(CLI::App& app, Action& action) {
+  struct MergeOptions {
+    std::vector<std::string> parts;
+    SweepOutputs outputs;
+  };
+  auto o = std::make_shared<MergeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "Join the shards of one sweep (`trnsim sweep --shard I/N --json PART`): prints and writes exactly what "
+               "the unsharded sweep does");
+  cmd->add_option("parts", o->parts, "The --json files of the shards 0..N-1, each once, in any order")->required();
+  add_output_options(cmd, o->outputs);
+  cmd->callback([&action, o] {
+    action = [o] {
+      std::vector<explore::SweepResult> parts;
+      for (const std::string& p : o->parts) parts.push_back(explore::sweep_from_json(config::read_json_file(p), p));
+      return write_sweep_outputs(explore::merge_shards(std::move(parts), o->parts), o->outputs);
+    };
+  });
+}
+
+}  // namespace trnsim::cli

@@ -1,0 +1,213 @@
+// A sweep to and from JSON (format in explore/sweep_json.hpp), and merging its shards.
+#include "trnsim/explore/sweep_json.hpp"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "trnsim/error.hpp"
+
+namespace trnsim::explore {
+
+using nlohmann::json;
+
+namespace {
+
+const char* const kKind = "trnsim-sweep";
+
+template <typename T>
+void put(json& j, const char* key, const std::optional<T>& v) {
+  if (v) j[key] = *v;
+}
+
+json plan_json(const PlanOutcome& o) {
+  json j{{"index", o.index}, {"vary", o.vary}, {"status", status_name(o.status)}};
+  if (!o.reason.empty()) j["reason"] = o.reason;
+  if (!o.detail.empty()) j["detail"] = o.detail;
+  put(j, "tp", o.tp);
+  put(j, "pp", o.pp);
+  put(j, "dp", o.dp);
+  put(j, "micro_batch", o.micro_batch);
+  put(j, "virtual_stages", o.virtual_stages);
+  put(j, "schedule", o.schedule);
+  put(j, "recompute", o.recompute);
+  put(j, "zero", o.zero);
+  put(j, "sequence_parallel", o.sequence_parallel);
+  if (o.status == PlanStatus::Invalid) return j;
+  j["peak_memory_bytes"] = o.peak_memory_bytes;
+  j["capacity_bytes"] = o.capacity_bytes;
+  if (o.status == PlanStatus::OutOfMemory) return j;
+  j["step_time_s"] = o.step_time_s;
+  j["tokens_per_s"] = o.tokens_per_s;
+  j["mfu"] = o.mfu;
+  json parts = json::object();
+  for (int p = 0; p < report::kPartCount; ++p)
+    parts[std::string(report::part_name(static_cast<report::Part>(p)))] = o.breakdown[static_cast<std::size_t>(p)];
+  j["breakdown"] = parts;
+  if (!o.finding_rule.empty()) j["finding"] = {{"rule", o.finding_rule}, {"message", o.finding}};
+  return j;
+}
+
+// Reads fields of one object, naming the file and the JSON path of what is wrong.
+class Reader {
+ public:
+  Reader(const json& object, std::string name, std::string path)
+      : j_(object), name_(std::move(name)), path_(std::move(path)) {
+    if (!j_.is_object()) fail("", "expected an object");
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw InputError(fmt::format("{}: {}{}: {}", name_, path_.empty() && key.empty() ? "/" : path_,
+                                 key.empty() ? "" : "/" + key, what));
+  }
+  template <typename T>
+  T get(const std::string& key) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) fail(key, "missing");
+    try {
+      return it->get<T>();
+    } catch (const json::exception&) {
+      fail(key, fmt::format("expected a {}, found {}", expected_name<T>(), it->dump()));
+    }
+  }
+  template <typename T>
+  std::optional<T> optional(const std::string& key) const {
+    if (!j_.contains(key)) return std::nullopt;
+    return get<T>(key);
+  }
+  std::string string_or_empty(const std::string& key) const { return optional<std::string>(key).value_or(""); }
+
+ private:
+  template <typename T>
+  static const char* expected_name() {
+    if constexpr (std::is_same_v<T, std::string>) return "string";
+    else if constexpr (std::is_same_v<T, bool>) return "boolean";
+    else if constexpr (std::is_floating_point_v<T>) return "number";
+    else if constexpr (std::is_integral_v<T>) return "integer";
+    else return "list of strings";
+  }
+  const json& j_;
+  std::string name_, path_;
+};
+
+PlanOutcome plan_from_json(const json& j, const std::string& name, const std::string& path) {
+  const Reader r(j, name, path);
+  PlanOutcome o;
+  o.index = r.get<std::size_t>("index");
+  o.vary = r.get<std::vector<std::string>>("vary");
+  const std::string status = r.get<std::string>("status");
+  if (status == status_name(PlanStatus::Simulated)) o.status = PlanStatus::Simulated;
+  else if (status == status_name(PlanStatus::OutOfMemory)) o.status = PlanStatus::OutOfMemory;
+  else if (status == status_name(PlanStatus::Invalid)) o.status = PlanStatus::Invalid;
+  else r.fail("status", fmt::format("expected simulated, out_of_memory or invalid, found \"{}\"", status));
+  o.reason = r.string_or_empty("reason");
+  o.detail = r.string_or_empty("detail");
+  o.tp = r.optional<std::int64_t>("tp");
+  o.pp = r.optional<std::int64_t>("pp");
+  o.dp = r.optional<std::int64_t>("dp");
+  o.micro_batch = r.optional<std::int64_t>("micro_batch");
+  o.virtual_stages = r.optional<std::int64_t>("virtual_stages");
+  o.schedule = r.optional<std::string>("schedule");
+  o.recompute = r.optional<std::string>("recompute");
+  o.zero = r.optional<std::int64_t>("zero");
+  o.sequence_parallel = r.optional<bool>("sequence_parallel");
+  if (o.status == PlanStatus::Invalid) return o;
+  o.peak_memory_bytes = r.get<double>("peak_memory_bytes");
+  o.capacity_bytes = r.get<double>("capacity_bytes");
+  if (o.status == PlanStatus::OutOfMemory) return o;
+  o.step_time_s = r.get<double>("step_time_s");
+  o.tokens_per_s = r.get<double>("tokens_per_s");
+  o.mfu = r.get<double>("mfu");
+  const Reader parts(j.at("breakdown"), name, path + "/breakdown");
+  for (int p = 0; p < report::kPartCount; ++p)
+    o.breakdown[static_cast<std::size_t>(p)] =
+        parts.get<double>(std::string(report::part_name(static_cast<report::Part>(p))));
+  if (j.contains("finding")) {
+    const Reader f(j.at("finding"), name, path + "/finding");
+    o.finding_rule = f.get<std::string>("rule");
+    o.finding = f.get<std::string>("message");
+  }
+  return o;
+}
+
+}  // namespace
+
+json to_json(const SweepResult& result) {
+  const SweepSummary& s = result.summary;
+  json plans = json::array();
+  for (const PlanOutcome& o : result.outcomes) plans.push_back(plan_json(o));
+  return json{{"kind", kKind},         {"schema_version", kSweepSchemaVersion},
+              {"experiment", s.experiment}, {"title", s.title},
+              {"vary", s.vary_paths},  {"points", s.points},
+              {"shard", s.shard},      {"shards", s.shards},
+              {"plans", plans}};
+}
+
+SweepResult sweep_from_json(const json& document, const std::string& name) {
+  const Reader r(document, name, "");
+  if (r.get<std::string>("kind") != kKind) r.fail("kind", fmt::format("expected \"{}\" (a trnsim sweep --json file)", kKind));
+  const int version = r.get<int>("schema_version");
+  if (version != kSweepSchemaVersion)
+    r.fail("schema_version", fmt::format("expected {}, found {}", kSweepSchemaVersion, version));
+  SweepResult out;
+  SweepSummary& s = out.summary;
+  s.experiment = r.get<std::string>("experiment");
+  s.title = r.get<std::string>("title");
+  s.vary_paths = r.get<std::vector<std::string>>("vary");
+  s.points = r.get<std::size_t>("points");
+  s.shard = r.get<int>("shard");
+  s.shards = r.get<int>("shards");
+  if (s.shards < 1 || s.shard < 0 || s.shard >= s.shards)
+    r.fail("shard", fmt::format("expected 0 <= shard < shards, found {} of {}", s.shard, s.shards));
+  const json& plans = document.at("plans");
+  if (!plans.is_array()) r.fail("plans", "expected an array");
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    out.outcomes.push_back(plan_from_json(plans[i], name, fmt::format("/plans/{}", i)));
+    const std::size_t index = out.outcomes.back().index;
+    const bool in_shard = index < s.points && index % static_cast<std::size_t>(s.shards) == static_cast<std::size_t>(s.shard);
+    const bool ascending = i == 0 || out.outcomes[i - 1].index < index;
+    if (!in_shard || !ascending)
+      r.fail(fmt::format("plans/{}/index", i),
+             fmt::format("{} is not the next point of shard {}/{} of {} points", index, s.shard, s.shards, s.points));
+  }
+  const std::size_t expected = s.points > static_cast<std::size_t>(s.shard)
+                                   ? (s.points - static_cast<std::size_t>(s.shard) + static_cast<std::size_t>(s.shards) - 1) /
+                                         static_cast<std::size_t>(s.shards)
+                                   : 0;
+  if (out.outcomes.size() != expected)
+    r.fail("plans", fmt::format("expected the {} points of shard {}/{}, found {}", expected, s.shard, s.shards,
+                                out.outcomes.size()));
+  return out;
+}
+
+SweepResult merge_shards(std::vector<SweepResult> parts, const std::vector<std::string>& names) {
+  if (parts.empty()) throw InputError("merge: expected at least one part");
+  const SweepSummary& first = parts.front().summary;
+  std::vector<int> seen(static_cast<std::size_t>(first.shards), -1);
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const SweepSummary& s = parts[k].summary;
+    if (s.experiment != first.experiment || s.title != first.title || s.vary_paths != first.vary_paths ||
+        s.points != first.points || s.shards != first.shards)
+      throw InputError(fmt::format("{}: not a shard of the same sweep as {} (experiment, --vary paths, point count "
+                                   "and shard count must agree)",
+                                   names[k], names.front()));
+    int& owner = seen[static_cast<std::size_t>(s.shard)];
+    if (owner >= 0)
+      throw InputError(fmt::format("{}: shard {}/{} is also in {}", names[k], s.shard, s.shards,
+                                   names[static_cast<std::size_t>(owner)]));
+    owner = static_cast<int>(k);
+  }
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    if (seen[i] < 0) throw InputError(fmt::format("merge: shard {}/{} is missing", i, first.shards));
+
+  SweepResult out;
+  out.summary = first;
+  out.summary.shard = 0;
+  out.summary.shards = 1;
+  for (SweepResult& p : parts)
+    for (PlanOutcome& o : p.outcomes) out.outcomes.push_back(std::move(o));
+  std::sort(out.outcomes.begin(), out.outcomes.end(),
+            [](const PlanOutcome& a, const PlanOutcome& b) { return a.index < b.index; });
+  return out;
+}
+
+}  // namespace trnsim::explore

@@ -1,0 +1,65 @@
+// trnsim sweep and trnsim merge as a user runs them: counts worked out by hand, and merged shards
+// printing and writing byte for byte what the unsharded sweep does.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "run_cli.hpp"
+
+using namespace trnsim::test;
+
+namespace {
+
+// tiny-trn1: 2 ranks, 4 heads, 2 layers, 8 sequences per step. --tp 1,2 --pp 1,2 --micro-batch 1,2,3:
+// 12 points. tp 2 x pp 2 = 4 does not divide 2 ranks: 3 points. Of the other three (tp, pp) pairs
+// (dp 2, 1, 1), micro-batch 3 never divides the batch (8 / (dp x 3)): 3 points. 6 simulated.
+const std::string kAxes = "--tp 1,2 --pp 1,2 --micro-batch 1,2,3";
+
+// `trnsim sweep` on tiny-trn1 with the grid and `more` options.
+Result sweep(const std::string& more) { return run(fmt::format("sweep '{}' {} {}", example("tiny-trn1.json"), kAxes, more)); }
+
+}  // namespace
+
+TEST_CASE("cli sweep: counts plans by status and rule, and ranks the simulated ones") {
+  const auto r = sweep("--top 3");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("plans: 12 enumerated; 6 invalid, 0 out of memory, 6 simulated"));
+  CHECK_THAT(r.out, Catch::Contains("3  tp x pp does not divide the cluster's ranks"));
+  CHECK_THAT(r.out, Catch::Contains("3  global_batch is not divisible by dp x micro_batch"));
+  CHECK_THAT(r.out, Catch::Contains("fastest 3 of 6"));
+}
+
+TEST_CASE("cli sweep: merged shards print and write what the unsharded sweep does") {
+  const fs::path whole_csv = scratch("whole.csv"), merged_csv = scratch("merged.csv");
+  const fs::path p0 = scratch("p0.json"), p1 = scratch("p1.json");
+  const auto whole = sweep(fmt::format("--threads 2 --csv '{}'", whole_csv.string()));
+  const auto s0 = sweep(fmt::format("--threads 1 --shard 0/2 --json '{}'", p0.string()));
+  const auto s1 = sweep(fmt::format("--shard 1/2 --json '{}'", p1.string()));
+  REQUIRE(whole.code == 0);
+  REQUIRE(s0.code == 0);
+  REQUIRE(s1.code == 0);
+  const auto merged = run(fmt::format("merge '{}' '{}' --csv '{}'", p1.string(), p0.string(), merged_csv.string()));
+  REQUIRE(merged.code == 0);
+  CHECK(merged.out == whole.out);
+  CHECK(slurp(merged_csv) == slurp(whole_csv));
+  // 12 points and a header line.
+  const std::string csv = slurp(whole_csv);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 13);
+
+  const auto missing = run(fmt::format("merge '{}'", p0.string()));
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("shard 1/2 is missing"));
+  for (const fs::path& p : {whole_csv, merged_csv, p0, p1}) fs::remove(p);
+}
+
+TEST_CASE("cli sweep: bad options are input errors (exit 2)") {
+  CHECK(sweep("--shard 2/2").code == 2);
+  CHECK(sweep("--sp maybe").code == 2);
+  CHECK(sweep("--vary cluster.count").code == 2);
+  const auto bad = run(fmt::format("sweep '{}' --tp 0", example("tiny-trn1.json")));
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--tp: expected integers >= 1, found 0"));
+}
