@@ -68,7 +68,7 @@ int CollectiveRun::local(int rank) const {
   return static_cast<int>(std::lower_bound(ranks_.begin(), ranks_.end(), rank) - ranks_.begin());
 }
 
-void CollectiveRun::start(sim::Time t0, CollectiveListener* listener, std::uint64_t id) {
+void CollectiveRun::start(sim::Time t0, FlowListener* listener, std::uint64_t id) {
   listener_ = listener;
   id_ = id;
   const sim::Time ready = t0 + sim::Time::seconds(launch_s_);
@@ -90,7 +90,7 @@ void CollectiveRun::arrive(int r, int phase, int rep, sim::Time at) {
   if (p == offsets_.size()) {
     phase_[ur] = static_cast<int>(p);
     if (++ranks_done_ == static_cast<int>(ranks_.size()) && listener_ != nullptr) {
-      listener_->on_collective_done(id_, at);
+      listener_->on_flow_done(id_, at);
     }
     return;
   }
@@ -131,7 +131,7 @@ void CollectiveRun::leave(int r, sim::Time at) {
 
 void CollectiveRun::on_flow_done(std::uint64_t flow_tag, sim::Time now) {
   if (flow_tag == kTimerTag) {
-    if (listener_ != nullptr) listener_->on_collective_done(id_, now);
+    if (listener_ != nullptr) listener_->on_flow_done(id_, now);
     return;
   }
   const auto p = static_cast<std::size_t>(flow_tag >> 34);

@@ -17,14 +17,6 @@
 
 namespace trnsim::net {
 
-class CollectiveListener {
- public:
-  virtual void on_collective_done(std::uint64_t id, sim::Time now) = 0;
-
- protected:
-  ~CollectiveListener() = default;
-};
-
 class CollectiveRun final : public FlowListener {
  public:
   // Contract: builds the per-rank step index, O(transfers + ranks). Nothing starts until start().
@@ -33,8 +25,9 @@ class CollectiveRun final : public FlowListener {
   CollectiveRun& operator=(const CollectiveRun&) = delete;
 
   // Begins at `t0` (>= solver.now()): every rank is ready after collective_launch_s. `listener`
-  // hears `id` when the last transfer is complete (or at t0 + launch for an empty schedule).
-  void start(sim::Time t0, CollectiveListener* listener, std::uint64_t id);
+  // hears `id` when the last transfer is complete (or at t0 + launch for an empty schedule), as it
+  // hears a flow's end: to whoever waits on it, a run is one more flow.
+  void start(sim::Time t0, FlowListener* listener, std::uint64_t id);
 
   const Schedule& schedule() const { return schedule_; }
   double bytes_sent() const { return sent_; }
@@ -72,7 +65,7 @@ class CollectiveRun final : public FlowListener {
   std::vector<int> phase_, rep_, outstanding_;       // per local rank
   int ranks_done_ = 0;
   double sent_ = 0, received_ = 0;
-  CollectiveListener* listener_ = nullptr;
+  FlowListener* listener_ = nullptr;
   std::uint64_t id_ = 0;
 };
 
