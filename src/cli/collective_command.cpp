@@ -21,10 +21,10 @@ namespace trnsim::cli {
 
 namespace {
 struct CollectiveOptions {
-  std::string instance, op = "all-reduce", dtype = "fp32", algorithm = "auto", network = "analytic";
+  ClusterOption cluster;
+  std::string op = "all-reduce", dtype = "fp32", algorithm = "auto", network = "analytic";
   std::string software;  // empty: the instance preset's default software
   std::uint64_t min = 1024, max = std::uint64_t{1} << 30;  // bytes
-  int nodes = 0;  // 0: one UltraServer's instances (1 for plain instances)
   int ranks = 0;
   double factor = 2;
 };
@@ -48,18 +48,19 @@ int run_collective(const CollectiveOptions& o) {
   if (max < min) throw InputError(fmt::format("-e {} bytes is below -b {} bytes", o.max, o.min));
   if (!(o.factor > 1)) throw InputError(fmt::format("-f {}: expected a factor above 1", o.factor));
   const int elem = dtype_bytes(o.dtype);
-  const hw::InstanceSpec instance = config::load_instance(o.instance);
+  const hw::InstanceSpec instance = config::load_instance(o.cluster.instance);
   const std::string software_name = o.software.empty() ? instance.default_software : o.software;
   if (software_name.empty()) {
-    throw InputError(fmt::format("{} names no default software: give --software NAME", o.instance));
+    throw InputError(fmt::format("{} names no default software: give --software NAME", o.cluster.instance));
   }
   const workload::SoftwareSpec software = config::load_software(software_name);
-  const int nodes = o.nodes > 0 ? o.nodes : std::max(1, instance.ultraserver_instances);
-  const hw::ClusterSpec cluster = config::load_cluster(o.instance, nodes);
+  const int nodes = o.cluster.instances();
+  const hw::ClusterSpec cluster = config::load_cluster(o.cluster.instance, nodes);
   const hw::DeviceMap devices(cluster);
   const int ranks = o.ranks > 0 ? o.ranks : devices.ranks();
   if (ranks > devices.ranks()) {
-    throw InputError(fmt::format("--ranks {}: {} x {} has {} ranks", ranks, nodes, o.instance, devices.ranks()));
+    throw InputError(
+        fmt::format("--ranks {}: {} x {} has {} ranks", ranks, nodes, o.cluster.instance, devices.ranks()));
   }
   if (op == net::CollectiveOp::SendRecv && ranks != 2) {
     throw InputError("send-recv measures one pair: give --ranks 2");
@@ -67,7 +68,7 @@ int run_collective(const CollectiveOptions& o) {
   net::Collective c{op, std::vector<int>(static_cast<std::size_t>(ranks)), 0, algorithm};
   std::iota(c.ranks.begin(), c.ranks.end(), 0);
   fmt::print("# trnsim collective: {} on {} x {}, {} ranks, dtype {}, algorithm {}, network {}\n", o.op, nodes,
-             o.instance, ranks, o.dtype, o.algorithm, o.network);
+             o.cluster.instance, ranks, o.dtype, o.algorithm, o.network);
   fmt::print("# software {}: collective library {}{}\n", software_name, software.collectives.library,
              software.collectives.optimal ? " (optimal: the analytic optimum)" : "");
   fmt::print("# GB/s columns are GiB/s (2^30 bytes per second), as in the Neuron collective benchmark\n");
@@ -98,10 +99,10 @@ int run_collective(const CollectiveOptions& o) {
 }  // namespace
 
 void add_collective_command(CLI::App& app, Action& action) {
-  auto opts = std::make_shared<CollectiveOptions>();
-  CLI::App* sub = app.add_subcommand("collective", "Predict the Neuron collective benchmark's table for one operation");
-  sub->add_option("--instance", opts->instance, "Instance preset (trnsim presets lists them)")->required();
-  sub->add_option("--nodes", opts->nodes, "Instances (default: one instance, or one UltraServer)")->check(CLI::PositiveNumber);
+  const auto [sub, opts] = add_subcommand(app, action, "collective",
+                                          "Predict the Neuron collective benchmark's table for one operation",
+                                          run_collective);
+  opts->cluster.add_to(*sub);
   sub->add_option("--ranks", opts->ranks, "Ranks (default: every NeuronCore, logical cores on trn2/trn3; GPUs)");
   sub->add_option("op", opts->op, "all-reduce, reduce-scatter, all-gather, all-to-all, broadcast, send-recv")
       ->required();
@@ -121,7 +122,6 @@ void add_collective_command(CLI::App& app, Action& action) {
                   "Software preset whose collective library chooses the algorithm (default: the instance "
                   "preset's default software)");
   sub->add_option("--network", opts->network, network_model_help());
-  sub->callback([opts, &action] { action = [opts] { return run_collective(*opts); }; });
 }
 
 }  // namespace trnsim::cli

@@ -5,7 +5,9 @@
 // (0 ok, 1 a finding the user asked to fail on, 2 bad input); it may throw trnsim::InputError,
 // which main reports on stderr and maps to 2.
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -24,9 +26,33 @@ void add_topology_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_merge_command(CLI::App& app, Action& action);
 
+// Registers the subcommand `name` with options of type Options: they live in one object shared
+// with the action (which runs after add_*_command has returned), and choosing the subcommand sets
+// `action` to run(options). Returns the subcommand and its options, for adding the flags.
+template <class Options>
+std::pair<CLI::App*, Options*> add_subcommand(CLI::App& app, Action& action, const std::string& name,
+                                              const std::string& description, int (*run)(const Options&)) {
+  auto options = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand(name, description);
+  sub->callback([&action, options, run] { action = [options, run] { return run(*options); }; });
+  return {sub, options.get()};
+}
+
 // --network: the help text ("Network model: analytic (closed form) or flow (...)") and the accepted
 // names, from the registry of network models (network_option.cpp).
 std::string network_model_help();
 std::vector<std::string> network_model_choices();
+
+// --instance and --nodes of `collective` and `topology`: a cluster of one instance preset
+// (cluster_option.cpp).
+struct ClusterOption {
+  std::string instance;
+  int nodes = 0;  // 0: one UltraServer's instances (1 for plain instances)
+
+  void add_to(CLI::App& sub);
+  // The instances the cluster has: --nodes, else one UltraServer's (1 for plain instances).
+  // Throws InputError for an unknown preset.
+  int instances() const;
+};
 
 }  // namespace trnsim::cli

@@ -18,14 +18,14 @@ namespace trnsim::cli {
 
 namespace {
 struct TopologyOptions {
-  std::string instance, dot;
-  int nodes = 0;  // 0: one UltraServer's instances (1 for plain instances)
+  ClusterOption cluster;
+  std::string dot;
 };
 
 int run_topology(const TopologyOptions& o) {
-  const int nodes = o.nodes > 0 ? o.nodes : std::max(1, config::load_instance(o.instance).ultraserver_instances);
-  const net::Topology t(config::load_cluster(o.instance, nodes));
-  fmt::print("{} x {}: {} ranks on {} chips\n", nodes, o.instance, t.devices().ranks(), t.devices().chips());
+  const int nodes = o.cluster.instances();
+  const net::Topology t(config::load_cluster(o.cluster.instance, nodes));
+  fmt::print("{} x {}: {} ranks on {} chips\n", nodes, o.cluster.instance, t.devices().ranks(), t.devices().chips());
   std::map<std::string, int> vertices;
   for (net::VertexId v = 0; v < t.vertex_count(); ++v) ++vertices[std::string(trnsim::to_string(t.vertex(v).kind))];
   fmt::print("vertices: {}\n", t.vertex_count());
@@ -55,12 +55,10 @@ int run_topology(const TopologyOptions& o) {
 }  // namespace
 
 void add_topology_command(CLI::App& app, Action& action) {
-  auto opts = std::make_shared<TopologyOptions>();
-  CLI::App* sub = app.add_subcommand("topology", "Summarise a cluster's interconnect, optionally as Graphviz DOT");
-  sub->add_option("--instance", opts->instance, "Instance preset")->required();
-  sub->add_option("--nodes", opts->nodes, "Instances (default: one instance, or one UltraServer)")->check(CLI::PositiveNumber);
+  const auto [sub, opts] = add_subcommand(
+      app, action, "topology", "Summarise a cluster's interconnect, optionally as Graphviz DOT", run_topology);
+  opts->cluster.add_to(*sub);
   sub->add_option("--dot", opts->dot, "Write the graph as Graphviz DOT to this file");
-  sub->callback([opts, &action] { action = [opts] { return run_topology(*opts); }; });
 }
 
 }  // namespace trnsim::cli

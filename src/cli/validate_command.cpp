@@ -138,9 +138,10 @@ int validate(const ValidateOptions& o) {
 }  // namespace
 
 void add_validate_command(CLI::App& app, Action& action) {
-  auto options = std::make_shared<ValidateOptions>();
-  CLI::App* cmd = app.add_subcommand("validate", "Simulate experiments with a measured step time and report the error, and the "
-                                                 "band of predictions their null fields allow");
+  const auto [cmd, options] = add_subcommand(app, action, "validate",
+                                             "Simulate experiments with a measured step time and report the error, "
+                                             "and the band of predictions their null fields allow",
+                                             validate);
   cmd->add_option("inputs", options->inputs, "Experiment files, or directories of *.json experiment files")
       ->required();
   cmd->add_option("--csv", options->csv_path, "Also write one CSV row per file to this file");
@@ -151,7 +152,6 @@ void add_validate_command(CLI::App& app, Action& action) {
                   "Exit 1 when the largest absolute error exceeds this many percent")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--explain", options->explain, "Also print the band's plans and the full report of the experiment with this id");
-  cmd->callback([&action, options] { action = [options] { return validate(*options); }; });
 }
 
 }  // namespace trnsim::cli

@@ -55,6 +55,19 @@ workload::SoftwareSpec software_from(nlohmann::json document, const std::string&
   return detail::parse_software(detail::ObjectReader(document, file, ""));
 }
 
+// A preset file: found by name in configs/SUBDIR, its "name" checked, and validated by `validate`
+// (document, path), whose errors name the preset file. `file`, if given, receives the path.
+template <class Validate>
+nlohmann::json read_preset(const std::string& kind, const std::string& subdir, const std::string& name,
+                           std::string* file, Validate validate) {
+  const std::string path = preset_path(kind, subdir, name);
+  nlohmann::json document = read_json_file(path);
+  check_name(document, path, name);
+  validate(document, path);
+  if (file != nullptr) *file = path;
+  return document;
+}
+
 }  // namespace
 
 std::string config_dir() {
@@ -67,30 +80,22 @@ PresetList list_presets() {
 }
 
 nlohmann::json read_instance_json(const std::string& name, std::string* file) {
-  const std::string path = preset_path("instance", "hardware", name);
-  nlohmann::json document = read_json_file(path);
-  check_name(document, path, name);
-  detail::parse_instance_file(document, path);  // validates; errors name the preset file
-  if (file != nullptr) *file = path;
-  return document;
+  return read_preset("instance", "hardware", name, file, [](const nlohmann::json& document, const std::string& path) {
+    detail::parse_instance_file(document, path);
+  });
 }
 
 nlohmann::json read_model_json(const std::string& name, std::string* file) {
-  const std::string path = preset_path("model", "models", name);
-  nlohmann::json document = read_json_file(path);
-  check_name(document, path, name);
-  detail::parse_model(document, path, "");
-  if (file != nullptr) *file = path;
-  return document;
+  return read_preset("model", "models", name, file, [](const nlohmann::json& document, const std::string& path) {
+    detail::parse_model(document, path, "");
+  });
 }
 
 nlohmann::json read_software_json(const std::string& name, std::string* file) {
-  const std::string path = preset_path("software", "software", name);
-  nlohmann::json document = read_json_file(path);
-  check_name(document, path, name);
-  (void)software_from(document, path, name);  // validates; errors name the preset file
-  if (file != nullptr) *file = path;
-  return document;
+  return read_preset("software", "software", name, file,
+                     [&name](const nlohmann::json& document, const std::string& path) {
+                       (void)software_from(document, path, name);
+                     });
 }
 
 workload::SoftwareSpec load_software(const std::string& name) {
@@ -100,11 +105,8 @@ workload::SoftwareSpec load_software(const std::string& name) {
 }
 
 nlohmann::json read_collectives_json(const std::string& name, std::string* file) {
-  const std::string path = preset_path("collective library", "collectives", name);
-  nlohmann::json document = read_json_file(path);
-  check_name(document, path, name);
-  if (file != nullptr) *file = path;
-  return document;
+  // Its content is checked where the experiment's collective library is parsed.
+  return read_preset("collective library", "collectives", name, file, [](const nlohmann::json&, const std::string&) {});
 }
 
 hw::InstanceSpec load_instance(const std::string& name) {

@@ -38,7 +38,7 @@ CollectiveRun::CollectiveRun(Schedule schedule, Router& router, FlowSolver& solv
     src_[p].resize(tr.size());
     dst_[p].resize(tr.size());
     sends_[p].assign(n, 0);
-    parts_[p].assign(tr.size(), 0);
+    parts_[p].assign(tr.size(), sim::Countdown{});
     begin_[p].assign(tr.size(), sim::Time::zero());
     latency_[p].resize(tr.size());
     for (std::size_t i = 0; i < tr.size(); ++i) {
@@ -61,14 +61,15 @@ CollectiveRun::CollectiveRun(Schedule schedule, Router& router, FlowSolver& solv
   }
   phase_.assign(n, -1);
   rep_.assign(n, 0);
-  outstanding_.assign(n, 0);
+  outstanding_.assign(n, sim::Countdown{});
+  ranks_left_.arm(n);
 }
 
 int CollectiveRun::local(int rank) const {
   return static_cast<int>(std::lower_bound(ranks_.begin(), ranks_.end(), rank) - ranks_.begin());
 }
 
-void CollectiveRun::start(sim::Time t0, CollectiveListener* listener, std::uint64_t id) {
+void CollectiveRun::start(sim::Time t0, FlowListener* listener, std::uint64_t id) {
   listener_ = listener;
   id_ = id;
   const sim::Time ready = t0 + sim::Time::seconds(launch_s_);
@@ -89,14 +90,14 @@ void CollectiveRun::arrive(int r, int phase, int rep, sim::Time at) {
   }
   if (p == offsets_.size()) {
     phase_[ur] = static_cast<int>(p);
-    if (++ranks_done_ == static_cast<int>(ranks_.size()) && listener_ != nullptr) {
-      listener_->on_collective_done(id_, at);
+    if (ranks_left_.count_down() && listener_ != nullptr) {
+      listener_->on_flow_done(id_, at);
     }
     return;
   }
   phase_[ur] = static_cast<int>(p);
   rep_[ur] = rep;
-  outstanding_[ur] = offsets_[p][ur + 1] - offsets_[p][ur];
+  outstanding_[ur].arm(static_cast<std::size_t>(offsets_[p][ur + 1] - offsets_[p][ur]));
   const Phase& step = schedule_.phases[p];
   const auto& tr = step.transfers;
   for (auto k = offsets_[p][ur]; k < offsets_[p][ur + 1]; ++k) {
@@ -109,7 +110,7 @@ void CollectiveRun::arrive(int r, int phase, int rep, sim::Time at) {
     const double messages = sends_[p][static_cast<std::size_t>(src_[p][i])];
     const sim::Time begin = at + sim::Time::seconds(message_s_ * messages);
     begin_[p][i] = begin;
-    parts_[p][i] = step.reduce ? 2 : 1;
+    parts_[p][i].arm(step.reduce ? 2u : 1u);
     sent_ += tr[i].bytes;
     solver_->submit(begin, router_->links(route), tr[i].bytes, this, tag(p, Part::Data, i), stream_rate_);
     if (step.reduce) {
@@ -131,7 +132,7 @@ void CollectiveRun::leave(int r, sim::Time at) {
 
 void CollectiveRun::on_flow_done(std::uint64_t flow_tag, sim::Time now) {
   if (flow_tag == kTimerTag) {
-    if (listener_ != nullptr) listener_->on_collective_done(id_, now);
+    if (listener_ != nullptr) listener_->on_flow_done(id_, now);
     return;
   }
   const auto p = static_cast<std::size_t>(flow_tag >> 34);
@@ -142,7 +143,7 @@ void CollectiveRun::on_flow_done(std::uint64_t flow_tag, sim::Time now) {
     return;
   }
   if (part == Part::Data) received_ += schedule_.phases[p].transfers[i].bytes;
-  if (--parts_[p][i] > 0) return;
+  if (!parts_[p][i].count_down()) return;
   // The step's synchronisation runs alongside its data (a transfer's flows last at least
   // step_s_), then the last byte crosses the route. Every flow of a step thus starts when its
   // ranks arrive, whatever the route's latency, so that flows sharing a DMA link start together
@@ -157,7 +158,7 @@ void CollectiveRun::on_flow_done(std::uint64_t flow_tag, sim::Time now) {
 
 void CollectiveRun::complete(std::size_t p, std::size_t i, sim::Time at) {
   for (int r : {src_[p][i], dst_[p][i]}) {
-    if (--outstanding_[static_cast<std::size_t>(r)] == 0) leave(r, at);
+    if (outstanding_[static_cast<std::size_t>(r)].count_down()) leave(r, at);
   }
 }
 

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "trnsim/error.hpp"
-
 namespace trnsim::net {
 
 namespace {
@@ -76,9 +74,9 @@ void FlowModel::start_coarse(Slot slot, sim::Time pre, double fraction) {
   Call& call = calls_[slot];
   const FlowShape& s = *call.shape;
   call.mode = Mode::Coarse;
-  call.flows_left = s.pairs.size();
+  call.flows.arm(s.pairs.size());
   const sim::Time now = context_.engine.now();
-  if (call.flows_left == 0) {
+  if (call.flows.done()) {
     context_.engine.schedule(now + pre, [this, slot] { finish(slot); });
     return;
   }
@@ -96,10 +94,9 @@ void FlowModel::start_coarse(Slot slot, sim::Time pre, double fraction) {
 void FlowModel::on_flow_done(std::uint64_t tag, sim::Time now) {
   const auto slot = static_cast<Slot>(tag & 0xFFFFFFFFu);
   Call& call = calls_[slot];
-  if (call.flows_left == 0) throw InternalError("flow model: a flow finished for a call with none left");
   const FlowShape::Pair& pair = call.shape->pairs[static_cast<std::size_t>(tag >> 32)];
   if (!pair.reduce) coarse_delivered_ += pair.bytes * call.fraction;
-  if (--call.flows_left > 0) return;
+  if (!call.flows.count_down()) return;
   for (LinkId l : call.shape->links) --claims_[static_cast<std::size_t>(l)];
   context_.engine.schedule(now, [this, slot] { finish(slot); });
 }

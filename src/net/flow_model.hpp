@@ -33,6 +33,7 @@
 #include "flow_shape.hpp"
 #include "network_model.hpp"
 #include "trnsim/net/flow_solver.hpp"
+#include "trnsim/sim/countdown.hpp"
 #include "trnsim/sim/slot_pool.hpp"
 
 namespace trnsim::net {
@@ -57,7 +58,7 @@ class FlowModel final : public NetworkModel, private FlowListener {
     const FlowShape* shape = nullptr;
     sim::Time started;
     sim::EventId fast_end;
-    std::size_t flows_left = 0;
+    sim::Countdown flows;  // coarse: flows not yet delivered
     double fraction = 1;  // coarse: the part of each pair's bytes its flows carry
   };
   using Slot = sim::SlotPool<Call>::Slot;

@@ -12,10 +12,10 @@
 namespace trnsim::net {
 
 namespace {
-// Records when the isolated run ends: the collective's completion, or the last coarse flow.
-struct EndTime final : CollectiveListener, FlowListener {
+// Records when the isolated run ends: the last of the coarse flows, or the collective run's one
+// completion (it starts at or after `at`'s initial value, so the maximum is that completion).
+struct EndTime final : FlowListener {
   sim::Time at;
-  void on_collective_done(std::uint64_t, sim::Time now) override { at = now; }
   void on_flow_done(std::uint64_t, sim::Time now) override { at = std::max(at, now); }
 };
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "trnsim/error.hpp"
 #include "trnsim/net/collective.hpp"
+#include "trnsim/sim/countdown.hpp"
 #include "trnsim/workload/step_graph_order.hpp"
 
 namespace trnsim::replay {
@@ -50,13 +51,13 @@ class Run {
     index_collectives();
     timeline_.spans.resize(graph_.tasks.size());
     deps_left_.resize(graph_.tasks.size());
-    for (std::size_t t = 0; t < graph_.tasks.size(); ++t) deps_left_[t] = graph_.tasks[t].deps;
+    for (std::size_t t = 0; t < graph_.tasks.size(); ++t) deps_left_[t].arm(graph_.tasks[t].deps);
   }
 
   Timeline run() {
     const std::uint64_t events_before = engine_.events_processed();
     for (TaskId t = 0; t < graph_.tasks.size(); ++t) {
-      if (deps_left_[t] == 0) make_ready(t);
+      if (deps_left_[t].done()) make_ready(t);
     }
     engine_.run();
     if (finished_ != graph_.tasks.size()) report_stuck();
@@ -114,7 +115,8 @@ class Run {
     }
     members_ = workload::call_members(graph_);
     call_demand_.assign(graph_.calls, 0.0);
-    arrived_.assign(graph_.calls, 0);
+    awaiting_.resize(graph_.calls);
+    for (std::uint32_t c = 0; c < graph_.calls; ++c) awaiting_[c].arm(members_.of(c).size());
   }
 
   std::size_t queue_index(const Task& task) const {
@@ -159,7 +161,7 @@ class Run {
       }
       case TaskKind::Collective: {
         const std::uint32_t c = task.call;
-        if (++arrived_[c] == members_.of(c).size()) start_collective(c, task.index, now);
+        if (awaiting_[c].count_down()) start_collective(c, task.index, now);
         break;
       }
     }
@@ -226,7 +228,7 @@ class Run {
     ++finished_;
     for (std::uint32_t s = task.succ_begin; s < task.succ_end; ++s) {
       const TaskId next = graph_.successors[s];
-      if (--deps_left_[next] == 0) make_ready(next);
+      if (deps_left_[next].count_down()) make_ready(next);
     }
     StreamQueue& q = queues_[queue_index(task)];
     q.busy = false;
@@ -239,11 +241,11 @@ class Run {
   [[noreturn]] void report_stuck() const {
     for (TaskId t = 0; t < graph_.tasks.size(); ++t) {
       const Task& task = graph_.tasks[t];
-      if (deps_left_[t] > 0) {
+      if (!deps_left_[t].done()) {
         throw InternalError(fmt::format(
             "replay: {} of {} tasks never ran; task {} on rank {} still waits for {} dependencies "
             "(tasks queued on a stream behind a collective that waits for them)",
-            graph_.tasks.size() - finished_, graph_.tasks.size(), t, task.rank, deps_left_[t]));
+            graph_.tasks.size() - finished_, graph_.tasks.size(), t, task.rank, deps_left_[t].left()));
       }
     }
     throw InternalError(fmt::format("replay: {} of {} tasks never finished (a collective whose members "
@@ -257,13 +259,13 @@ class Run {
   Communicator& comm_;
   ExecutorOptions options_;
   Timeline timeline_;
-  std::vector<std::uint32_t> deps_left_;
+  std::vector<sim::Countdown> deps_left_;  // per task: dependencies not yet finished
   std::vector<StreamQueue> queues_;
   std::vector<std::uint32_t> on_network_;  // per simulated rank: collectives/transfers in flight
   std::vector<double> hbm_demand_;         // per simulated rank: collective HBM bytes/s in flight
   std::vector<double> call_demand_;        // per call: what it added to each member's demand
   workload::CallMembers members_;
-  std::vector<std::uint32_t> arrived_;  // per call: members that reached it
+  std::vector<sim::Countdown> awaiting_;  // per call: members yet to reach it
   std::size_t finished_ = 0;
 };
 

@@ -9,14 +9,14 @@ NetCommunicator::NetCommunicator(net::Network& network, net::Algorithm algorithm
 
 std::uint32_t NetCommunicator::open_join(std::uint32_t parts, sim::InlineHandler done) {
   const std::uint32_t slot = joins_.acquire();
-  joins_[slot].remaining = parts;
+  joins_[slot].parts.arm(parts);
   joins_[slot].done = std::move(done);
   return slot;
 }
 
 void NetCommunicator::part_done(std::uint32_t slot) {
   Join& join = joins_[slot];
-  if (--join.remaining > 0) return;
+  if (!join.parts.count_down()) return;
   sim::InlineHandler done = std::move(join.done);
   joins_.release(slot);
   done();

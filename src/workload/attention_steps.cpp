@@ -14,34 +14,58 @@ double score_elements(const StepContext& c, bool skip_masked) {
   return dbl(c.micro_batch) * dbl(c.d.heads) * per_head;
 }
 
+// The figures every attention kernel of one micro-batch on this rank is sized by. `skip_n` /
+// `skip_k`: the dimension along which a causal kernel skips the masked tiles, None where it
+// computes them all (materialized attention, or no causal mask).
+struct Sizes {
+  std::int64_t bh;     // batched products: b * heads
+  std::int64_t s;      // sequence length
+  std::int64_t hd;     // head dimension
+  double e;            // bytes per activation element
+  double t;            // tokens
+  double scores;       // score elements (score_elements)
+  CausalDim skip_n, skip_k;
+};
+
+Sizes sizes(const StepContext& c, bool skip_masked) {
+  const bool skip = skip_masked && c.d.causal;
+  return Sizes{c.micro_batch * c.d.heads, c.seq_len, c.d.head_dim, c.act_bytes, dbl(c.tokens()),
+               score_elements(c, skip_masked), skip ? CausalDim::N : CausalDim::None,
+               skip ? CausalDim::K : CausalDim::None};
+}
+
+// One of attention's batched GEMMs, [m x k] * [k x n] per product. Its HBM traffic is the
+// caller's: which operands stay on chip (flash) or go through HBM (materialized) is the kernel's
+// design, not matmul's one read per operand.
+Kernel gemm(const char* name, const Sizes& z, std::int64_t m, std::int64_t n, std::int64_t k, CausalDim causal,
+            double hbm_bytes) {
+  Kernel kr = matmul(name, OpClass::Attention, m, n, k, z.bh, z.e);
+  kr.causal = causal;
+  kr.hbm_bytes = hbm_bytes;
+  return kr;
+}
+
 // Flash-style attention core forward: S = Q K^T with online softmax, then O = P V. As NKI's
 // flash-attention kernel maps it: the row max on the vector engine (1 op per score, +1 for the
 // dropout mask) and exp(scale * s - max) with the row sum accumulated in the same scalar-engine
 // activation (1 op per score). Nothing of size s x s leaves the chip.
 Kernel flash_scores(const StepContext& c) {
   const auto& d = c.d;
-  const std::int64_t bh = c.micro_batch * d.heads;
-  const double e = c.act_bytes;
-  const double t = dbl(c.tokens());
-  const double scores = score_elements(c, true);
-  Kernel qk = matmul("attn_scores", OpClass::Attention, c.seq_len, c.seq_len, d.head_dim, bh, e);
-  qk.causal = d.causal ? CausalDim::N : CausalDim::None;
-  qk.vector_elements = (d.dropout ? 2 : 1) * scores;
-  qk.scalar_elements = scores;
-  qk.hbm_bytes = e * t * dbl(d.q_width() + d.kv_width());  // reads Q and K
+  const Sizes z = sizes(c, true);
+  Kernel qk = gemm("attn_scores", z, z.s, z.s, z.hd, z.skip_n, z.e * z.t * dbl(d.q_width() + d.kv_width()));  // Q, K
+  qk.vector_elements = (d.dropout ? 2 : 1) * z.scores;
+  qk.scalar_elements = z.scores;
   return qk;
 }
 
 void flash_forward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
-  const std::int64_t bh = c.micro_batch * d.heads;
-  const double e = c.act_bytes;
-  const double t = dbl(c.tokens());
+  const Sizes z = sizes(c, true);
   em.kernel(flash_scores(c));
-  Kernel av = matmul("attn_values", OpClass::Attention, c.seq_len, d.head_dim, c.seq_len, bh, e);
-  av.causal = d.causal ? CausalDim::K : CausalDim::None;
-  av.vector_elements = t * dbl(d.q_width());  // final 1/rowsum scaling
-  av.hbm_bytes = e * t * dbl(d.kv_width() + d.q_width()) + 4 * t * dbl(d.heads);  // V in, O and lse out
+  // V in, O and the row statistics (lse) out.
+  Kernel av = gemm("attn_values", z, z.s, z.hd, z.s, z.skip_k,
+                   z.e * z.t * dbl(d.kv_width() + d.q_width()) + 4 * z.t * dbl(d.heads));
+  av.vector_elements = z.t * dbl(d.q_width());  // final 1/rowsum scaling
   em.kernel(std::move(av));
 }
 
@@ -51,29 +75,15 @@ void flash_forward(const StepContext& c, Emitter& em) {
 // statistics by attention_rebuild, which precedes this (layer_backward emits it as recompute).
 void flash_backward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
-  const std::int64_t bh = c.micro_batch * d.heads;
-  const std::int64_t s = c.seq_len;
-  const double e = c.act_bytes;
-  const double t = dbl(c.tokens());
-  const double scores = score_elements(c, true);
-  const CausalDim seq_k = d.causal ? CausalDim::K : CausalDim::None;
-  Kernel dv = matmul("attn_dv", OpClass::Attention, s, d.head_dim, s, bh, e);
-  dv.causal = seq_k;
-  dv.hbm_bytes = 2 * e * t * dbl(d.q_width());  // dO and O
-  em.kernel(std::move(dv));
-  Kernel dp = matmul("attn_dp", OpClass::Attention, s, s, d.head_dim, bh, e);
-  dp.causal = d.causal ? CausalDim::N : CausalDim::None;
-  dp.vector_elements = (d.dropout ? 3 : 2) * scores + 2 * t * dbl(d.q_width());
-  dp.hbm_bytes = e * t * dbl(d.kv_width());  // V
+  const Sizes z = sizes(c, true);
+  const double e = z.e, t = z.t;
+  em.kernel(gemm("attn_dv", z, z.s, z.hd, z.s, z.skip_k, 2 * e * t * dbl(d.q_width())));  // dO and O
+  Kernel dp = gemm("attn_dp", z, z.s, z.s, z.hd, z.skip_n, e * t * dbl(d.kv_width()));   // V
+  dp.vector_elements = (d.dropout ? 3 : 2) * z.scores + 2 * t * dbl(d.q_width());
   em.kernel(std::move(dp));
-  Kernel dq = matmul("attn_dq", OpClass::Attention, s, d.head_dim, s, bh, e);
-  dq.causal = seq_k;
-  dq.hbm_bytes = e * t * (dbl(d.kv_width()) + dbl(d.q_width()));  // K in, dQ out
-  em.kernel(std::move(dq));
-  Kernel dk = matmul("attn_dk", OpClass::Attention, s, d.head_dim, s, bh, e);
-  dk.causal = seq_k;
-  dk.hbm_bytes = e * t * (dbl(d.q_width()) + 2 * dbl(d.kv_width()));  // Q in, dK and dV out
-  em.kernel(std::move(dk));
+  // K in, dQ out; then Q in, dK and dV out.
+  em.kernel(gemm("attn_dq", z, z.s, z.hd, z.s, z.skip_k, e * t * (dbl(d.kv_width()) + dbl(d.q_width()))));
+  em.kernel(gemm("attn_dk", z, z.s, z.hd, z.s, z.skip_k, e * t * (dbl(d.q_width()) + 2 * dbl(d.kv_width()))));
 }
 
 // Materialized attention (Megatron-LM's fused scale-mask-softmax, as in Narayanan et al. 2021):
@@ -86,21 +96,17 @@ void flash_backward(const StepContext& c, Emitter& em) {
 // and each pass reads and writes the scores in HBM.
 void materialized_forward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
-  const std::int64_t bh = c.micro_batch * d.heads;
-  const double e = c.act_bytes;
-  const double t = dbl(c.tokens());
-  const double scores = score_elements(c, false);
-  Kernel qk = matmul("attn_scores", OpClass::Attention, c.seq_len, c.seq_len, d.head_dim, bh, e);
-  qk.hbm_bytes = e * t * dbl(d.q_width() + d.kv_width()) + e * scores;  // Q, K in; S out
-  em.kernel(std::move(qk));
+  const Sizes z = sizes(c, false);
+  const double e = z.e, t = z.t, scores = z.scores;
+  // Q, K in; S out.
+  em.kernel(gemm("attn_scores", z, z.s, z.s, z.hd, z.skip_n, e * t * dbl(d.q_width() + d.kv_width()) + e * scores));
   const double softmax_vector = c.kernels.fused_softmax ? 2 : 5;
   const double softmax_passes = c.kernels.fused_softmax ? 1 : 5;
   em.kernel(elementwise("softmax", OpClass::Attention, softmax_vector * scores, scores,
                         softmax_passes * 2 * e * scores));
   if (d.dropout) em.kernel(elementwise("attn_dropout", OpClass::Attention, 2 * scores, 0, (2 * e + 1) * scores));
-  Kernel av = matmul("attn_values", OpClass::Attention, c.seq_len, d.head_dim, c.seq_len, bh, e);
-  av.hbm_bytes = e * scores + e * t * dbl(d.kv_width() + d.q_width());  // P, V in; O out
-  em.kernel(std::move(av));
+  // P, V in; O out.
+  em.kernel(gemm("attn_values", z, z.s, z.hd, z.s, z.skip_k, e * scores + e * t * dbl(d.kv_width() + d.q_width())));
 }
 
 // Materialized backward: dV = P^T dO reads the (dropped) probabilities; dP = dO V^T writes an
@@ -110,26 +116,18 @@ void materialized_forward(const StepContext& c, Emitter& em) {
 // and dK = dS^T Q each read dS.
 void materialized_backward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
-  const std::int64_t bh = c.micro_batch * d.heads;
-  const std::int64_t s = c.seq_len;
-  const double e = c.act_bytes;
-  const double t = dbl(c.tokens());
-  const double scores = score_elements(c, false);
-  Kernel dv = matmul("attn_dv", OpClass::Attention, s, d.head_dim, s, bh, e);
-  dv.hbm_bytes = e * scores + e * t * (dbl(d.q_width()) + dbl(d.kv_width()));  // P, dO in; dV out
-  em.kernel(std::move(dv));
-  Kernel dp = matmul("attn_dp", OpClass::Attention, s, s, d.head_dim, bh, e);
-  dp.hbm_bytes = e * t * (dbl(d.q_width()) + dbl(d.kv_width())) + e * scores;  // dO, V in; dP out
-  em.kernel(std::move(dp));
+  const Sizes z = sizes(c, false);
+  const double e = z.e, t = z.t, scores = z.scores;
+  // P, dO in; dV out. Then dO, V in; dP out.
+  em.kernel(gemm("attn_dv", z, z.s, z.hd, z.s, z.skip_k, e * scores + e * t * (dbl(d.q_width()) + dbl(d.kv_width()))));
+  em.kernel(gemm("attn_dp", z, z.s, z.s, z.hd, z.skip_n, e * t * (dbl(d.q_width()) + dbl(d.kv_width())) + e * scores));
   if (d.dropout) em.kernel(elementwise("attn_dropout_bwd", OpClass::Attention, scores, 0, (2 * e + 1) * scores));
   const double bwd_vector = c.kernels.fused_softmax ? 2 : 3;
-  em.kernel(elementwise("softmax_bwd", OpClass::Attention, bwd_vector * scores, 0, bwd_vector * e * scores + e * scores));
-  Kernel dq = matmul("attn_dq", OpClass::Attention, s, d.head_dim, s, bh, e);
-  dq.hbm_bytes = e * scores + e * t * (dbl(d.kv_width()) + dbl(d.q_width()));  // dS, K in; dQ out
-  em.kernel(std::move(dq));
-  Kernel dk = matmul("attn_dk", OpClass::Attention, s, d.head_dim, s, bh, e);
-  dk.hbm_bytes = e * scores + e * t * (dbl(d.q_width()) + dbl(d.kv_width()));  // dS, Q in; dK out
-  em.kernel(std::move(dk));
+  em.kernel(elementwise("softmax_bwd", OpClass::Attention, bwd_vector * scores, 0,
+                        bwd_vector * e * scores + e * scores));
+  // dS, K in; dQ out. Then dS, Q in; dK out.
+  em.kernel(gemm("attn_dq", z, z.s, z.hd, z.s, z.skip_k, e * scores + e * t * (dbl(d.kv_width()) + dbl(d.q_width()))));
+  em.kernel(gemm("attn_dk", z, z.s, z.hd, z.s, z.skip_k, e * scores + e * t * (dbl(d.q_width()) + dbl(d.kv_width()))));
 }
 
 }  // namespace

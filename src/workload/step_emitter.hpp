@@ -16,17 +16,10 @@ inline double dbl(std::int64_t v) { return static_cast<double>(v); }
 
 inline Kernel matmul(const char* name, OpClass op, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
               double e) {
-  Kernel kr;
-  kr.name = name;
-  kr.op = op;
-  kr.m = m;
-  kr.n = n;
-  kr.k = k;
-  kr.batch = batch;
   // Each operand read once and the result written once: activations do not stay in SBUF across kernels.
-  kr.hbm_bytes = e * dbl(batch) * (dbl(m) * dbl(k) + dbl(k) * dbl(n) + dbl(m) * dbl(n));
-  kr.flops = 2.0 * dbl(m) * dbl(n) * dbl(k) * dbl(batch);
-  return kr;
+  return Kernel{.name = name, .op = op, .m = m, .n = n, .k = k, .batch = batch,
+                .hbm_bytes = e * dbl(batch) * (dbl(m) * dbl(k) + dbl(k) * dbl(n) + dbl(m) * dbl(n)),
+                .flops = 2.0 * dbl(m) * dbl(n) * dbl(k) * dbl(batch)};
 }
 
 // Weight gradient dW[in x out] = X^T dY over the micro-batch's tokens. When the software fuses
@@ -42,13 +35,7 @@ inline Kernel wgrad(const StepContext& c, const char* name, std::int64_t in, std
 }
 
 inline Kernel elementwise(const char* name, OpClass op, double vector, double scalar, double hbm) {
-  Kernel kr;
-  kr.name = name;
-  kr.op = op;
-  kr.vector_elements = vector;
-  kr.scalar_elements = scalar;
-  kr.hbm_bytes = hbm;
-  return kr;
+  return Kernel{.name = name, .op = op, .vector_elements = vector, .scalar_elements = scalar, .hbm_bytes = hbm};
 }
 
 class Emitter {

@@ -7,24 +7,17 @@
 #include <numeric>
 
 #include "test_clusters.hpp"
+#include "test_runs.hpp"
 #include "trnsim/net/network.hpp"
 
 using namespace trnsim;
 using test::iota;
+using test::run_one;
 using net::Algorithm;
 using net::CollectiveOp;
 using net::NetworkModelKind;
 
 namespace {
-sim::Time run_one(const hw::ClusterSpec& c, NetworkModelKind m, const net::Collective& coll,
-                  net::CollectivePolicy policy = {}) {
-  sim::Engine engine;
-  net::Network net(c, m, engine, std::move(policy));
-  sim::Time done = sim::Time::max();
-  net.start(coll, [&] { done = engine.now(); });
-  engine.run();
-  return done;
-}
 // Both models must give `expected` (picoseconds apart at most: the flow solver rounds each flow's
 // end to the picosecond).
 void check_both(const hw::ClusterSpec& c, const net::Collective& coll, double expected_us) {
@@ -38,50 +31,55 @@ void set_costs(hw::ClusterSpec& c, double launch_us, double step_us, double mess
   c.instance.calibration.collective_step_s = step_us * 1e-6;
   c.instance.calibration.collective_message_s = message_us * 1e-6;
 }
+// An X x Y torus instance whose chips' DMA engines move 100 GB/s, `share` of it for collectives;
+// launch L = 10 us, step S = 2 us, message M = 1 us.
+hw::ClusterSpec dma_cluster(int x, int y, int cores, double share) {
+  auto c = test::torus_cluster(x, y, cores, 1);
+  c.instance.chip.dma_bandwidth = 100e9;
+  c.instance.calibration.collective_dma_share = share;
+  set_costs(c, 10, 2, 1);
+  return c;
+}
+// `op` by `algorithm` of S = 10 MB over ranks {0, 1}: `expected_us` on both models.
+void check_pair(const hw::ClusterSpec& c, CollectiveOp op, Algorithm algorithm, double expected_us) {
+  check_both(c, {op, {0, 1}, 10e6, algorithm}, expected_us);
+}
 }  // namespace
 
 TEST_CASE("collective costs: two cores of one chip are limited by the chip's collective DMA throughput") {
   // One chip of two cores (a 1x1 torus: no NeuronLink), DMA 100 GB/s of which collectives get
   // half: D = 50 GB/s on the chip's DMA link. Launch L = 10 us, step S = 2 us, message M = 1 us.
-  auto c = test::torus_cluster(1, 1, 2, 1);
-  c.instance.chip.dma_bandwidth = 100e9;
-  c.instance.calibration.collective_dma_share = 0.5;
-  set_costs(c, 10, 2, 1);
-  const double s = 10e6;
+  auto c = dma_cluster(1, 1, 2, 0.5);
   // Ring all-reduce of S over ranks {0, 1}: two steps of S/2 = 5 MB per rank.
   //  Reduce-scatter step: 0 -> 1 and 1 -> 0, and each receiver reads its own 5 MB operand: four
   //  flows on the DMA link, D/4 = 12.5 GB/s each: 5e6 / 12.5e9 = 400 us; + M = 401 us.
   //  All-gather step: two flows, 25 GB/s each: 200 us; + M = 201 us.
   // t = 10 + 401 + 201 = 612 us, i.e. L + 2M + 3S/D: the DMA moves 3S (2S of data, S of operands).
-  check_both(c, {CollectiveOp::AllReduce, {0, 1}, s, Algorithm::Ring}, 612);
+  check_pair(c, CollectiveOp::AllReduce, Algorithm::Ring, 612);
   // All-gather alone: one step, two flows: 10 + 1 + 200 = 211 us.
-  check_both(c, {CollectiveOp::AllGather, {0, 1}, s, Algorithm::Ring}, 211);
+  check_pair(c, CollectiveOp::AllGather, Algorithm::Ring, 211);
   // The whole DMA throughput (share 1): D = 100 GB/s halves the data terms: 10 + 201 + 101 = 312 us.
   c.instance.calibration.collective_dma_share = 1.0;
-  check_both(c, {CollectiveOp::AllReduce, {0, 1}, s, Algorithm::Ring}, 312);
+  check_pair(c, CollectiveOp::AllReduce, Algorithm::Ring, 312);
   // No DMA figure: copies through HBM at half its 800 GB/s, D = 400 GB/s: 4 flows at 100 GB/s =
   // 50 us, then 2 at 200 GB/s = 25 us: 10 + 51 + 26 = 87 us.
   c.instance.chip.dma_bandwidth = 0;
-  check_both(c, {CollectiveOp::AllReduce, {0, 1}, s, Algorithm::Ring}, 87);
+  check_pair(c, CollectiveOp::AllReduce, Algorithm::Ring, 87);
 }
 
 TEST_CASE("collective costs: NeuronLink sends and reductions share the sender's DMA link") {
   // Two chips of one core in a 2x1 torus: both x ports reach the other chip, one link of 200 GB/s
   // with 1 us latency. DMA 100 GB/s, share 1. L = 10, S = 2, M = 1 us.
-  auto c = test::torus_cluster(2, 1, 1, 1);
-  c.instance.chip.dma_bandwidth = 100e9;
-  c.instance.calibration.collective_dma_share = 1.0;
-  set_costs(c, 10, 2, 1);
-  const double s = 10e6;
+  const auto c = dma_cluster(2, 1, 1, 1.0);
   // Send-recv 0 -> 1: route = chip 0's DMA link (100 GB/s) + the link (200 GB/s): 10 MB at
   // 100 GB/s = 100 us; t = L + M + 1 us latency + 100 = 112 us.
-  check_both(c, {CollectiveOp::SendRecv, {0, 1}, s, Algorithm::Direct}, 112);
+  check_pair(c, CollectiveOp::SendRecv, Algorithm::Direct, 112);
   // Ring reduce-scatter of S on {0, 1}: one step, 0 -> 1 and 1 -> 0 of S/2 = 5 MB, and each chip
   // reads its 5 MB operand: chip 0's DMA link carries its send and its read, 50 GB/s each:
   // 100 us, though the link itself would carry 5 MB in 25 us. t = 10 + 1 + 1 + 100 = 112 us.
-  check_both(c, {CollectiveOp::ReduceScatter, {0, 1}, s, Algorithm::Ring}, 112);
+  check_pair(c, CollectiveOp::ReduceScatter, Algorithm::Ring, 112);
   // The all-gather has no operand to read: 5 MB at 100 GB/s = 50 us: 10 + 1 + 1 + 50 = 62 us.
-  check_both(c, {CollectiveOp::AllGather, {0, 1}, s, Algorithm::Ring}, 62);
+  check_pair(c, CollectiveOp::AllGather, Algorithm::Ring, 62);
 }
 
 TEST_CASE("collective costs: a step costs a message per peer, so the latency floor depends on op and group") {

@@ -2,23 +2,16 @@
 #include <catch2/catch.hpp>
 
 #include "test_clusters.hpp"
+#include "test_runs.hpp"
 #include "trnsim/net/network.hpp"
 
 using namespace trnsim;
 using net::Algorithm;
 using net::CollectiveOp;
 using net::NetworkModelKind;
+using test::crossing_cluster;
 
 namespace {
-// Two 8-GPU nodes, one spine, uplinks an eighth of the leaf's ports: 2 x 25 GB/s / 8 = 6.25 GB/s.
-// Rank 0 -> 9 and rank 8 -> 1 both cross rail 0's uplink (see network_model_test.cpp).
-hw::ClusterSpec crossing_cluster() {
-  auto c = test::gpu_cluster(8, 2);
-  c.fabric.spines = 1;
-  c.fabric.leaf_radix = 2;
-  c.fabric.oversubscription = 8;
-  return c;
-}
 constexpr double kUplink = 6.25e9;
 
 sim::Time transfer_alone(int src, int dst, double bytes) {
@@ -32,19 +25,14 @@ sim::Time transfer_alone(int src, int dst, double bytes) {
 }  // namespace
 
 TEST_CASE("flow fast path: calls on disjoint links stay on the fast path and take their time alone") {
-  const auto c = crossing_cluster();
   // {0, 1} stays inside node 0 (its NVSwitch), {8, 9} inside node 1: no link in common.
   const net::Collective a{CollectiveOp::AllReduce, {0, 1}, 64e6, Algorithm::Ring};
   const net::Collective b{CollectiveOp::AllReduce, {8, 9}, 64e6, Algorithm::Ring};
-  sim::Engine engine;
-  net::Network net(c, NetworkModelKind::Flow, engine);
-  sim::Time done_a, done_b;
-  net.start(a, [&] { done_a = engine.now(); });
-  net.start(b, [&] { done_b = engine.now(); });
-  engine.run();
+  test::TwoCalls both(crossing_cluster(), NetworkModelKind::Flow, a, b);
+  net::Network& net = both.net;
   // Alone, by the analytic model: the two rings are alike, each 2 steps of S/2 at 100 GB/s plus fixed terms.
-  CHECK(done_a == net.estimate(a));
-  CHECK(done_b == net.estimate(b));
+  CHECK(both.done_a == net.estimate(a));
+  CHECK(both.done_b == net.estimate(b));
   CHECK(net.counters().fast == 2);
   CHECK(net.counters().converted == 0);
   CHECK(net.counters().flows == 0);
@@ -93,16 +81,11 @@ TEST_CASE("flow fast path: a transfer arriving mid-way on a held link slows both
 TEST_CASE("flow fast path: a call converted at its start behaves as one started on busy links") {
   // Both rings start at once: the second converts the first with nothing elapsed (r = 1), so both
   // wait their fixed terms and share the uplinks evenly, ending together.
-  const auto c = crossing_cluster();
   const net::Collective a{CollectiveOp::AllReduce, {0, 9}, 100e6, Algorithm::Ring};
   const net::Collective b{CollectiveOp::AllReduce, {1, 8}, 100e6, Algorithm::Ring};
-  sim::Engine engine;
-  net::Network net(c, NetworkModelKind::Flow, engine);
-  sim::Time done_a, done_b;
-  net.start(a, [&] { done_a = engine.now(); });
-  net.start(b, [&] { done_b = engine.now(); });
-  engine.run();
-  CHECK(done_a == done_b);
+  const test::TwoCalls both(crossing_cluster(), NetworkModelKind::Flow, a, b);
+  const net::Network& net = both.net;
+  CHECK(both.done_a == both.done_b);
   CHECK(net.counters().converted == 1);
   CHECK(net.counters().coarse == 1);
   CHECK(net.counters().fast == 0);

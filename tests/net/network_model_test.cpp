@@ -7,24 +7,15 @@
 #include <string_view>
 
 #include "test_clusters.hpp"
+#include "test_runs.hpp"
 #include "trnsim/net/network.hpp"
 
 using namespace trnsim;
 using test::iota;
+using test::run_one;
 using net::Algorithm;
 using net::CollectiveOp;
 using net::NetworkModelKind;
-
-namespace {
-sim::Time run_one(const hw::ClusterSpec& c, NetworkModelKind m, const net::Collective& coll) {
-  sim::Engine engine;
-  net::Network net(c, m, engine);
-  sim::Time done = sim::Time::max();
-  net.start(coll, [&] { done = engine.now(); });
-  engine.run();
-  return done;
-}
-}  // namespace
 
 TEST_CASE("network: ring all-reduce without contention takes L + 2(n-1)(M + a + max(S, chunk/B)) exactly") {
   // 8 GPUs behind one switch: each GPU's link B = 100 GB/s; a ring neighbour is 2 hops with
@@ -113,24 +104,16 @@ TEST_CASE("network: two groups whose rings cross one link each get half of it in
   // Two 8-GPU nodes under one leaf per rail, one spine, uplinks an eighth of the leaf's ports:
   // the cross-rail rings {0, 9} and {1, 8} both cross rail 0's uplink (0 -> 9 and 8 -> 1) and
   // rail 1's uplink (9 -> 0 and 1 -> 8).
-  auto c = test::gpu_cluster(8, 2);
-  c.fabric.spines = 1;
-  c.fabric.leaf_radix = 2;
-  c.fabric.oversubscription = 8;  // uplink = 2 x 25 GB/s / 8 = 6.25 GB/s
+  const auto c = test::crossing_cluster();  // uplink = 2 x 25 GB/s / 8 = 6.25 GB/s
   const double s = 100e6;
   const net::Collective a{CollectiveOp::AllReduce, {0, 9}, s, Algorithm::Ring};
   const net::Collective b{CollectiveOp::AllReduce, {1, 8}, s, Algorithm::Ring};
   const sim::Time alone = run_one(c, NetworkModelKind::Flow, a);
   // Alone: 2 steps of S/2 at 6.25 GB/s = 16 ms of transfer, plus the route latencies.
-  sim::Engine engine;
-  net::Network net(c, NetworkModelKind::Flow, engine);
-  sim::Time done_a, done_b;
-  net.start(a, [&] { done_a = engine.now(); });
-  net.start(b, [&] { done_b = engine.now(); });
-  engine.run();
+  const test::TwoCalls both(c, NetworkModelKind::Flow, a, b);
   const double fixed = alone.to_seconds() - 2 * (s / 2) / 6.25e9;
-  CHECK(done_a == done_b);
-  CHECK(done_a.to_seconds() - fixed == Approx(2 * (alone.to_seconds() - fixed)).epsilon(1e-9));
+  CHECK(both.done_a == both.done_b);
+  CHECK(both.done_a.to_seconds() - fixed == Approx(2 * (alone.to_seconds() - fixed)).epsilon(1e-9));
   // The analytic model cannot see the other group.
   CHECK(run_one(c, NetworkModelKind::Analytic, a) == alone);
 }

@@ -53,6 +53,17 @@ inline hw::ClusterSpec gpu_cluster(int gpus, int nodes) {
   return c;
 }
 
+// Two 8-GPU nodes, one leaf per rail, one spine, uplinks an eighth of the leaf's ports:
+// 2 x 25 GB/s / 8 = 6.25 GB/s. Ranks 0 -> 9 and 8 -> 1 both cross rail 0's uplink, 9 -> 0 and
+// 1 -> 8 rail 1's.
+inline hw::ClusterSpec crossing_cluster() {
+  auto c = gpu_cluster(8, 2);
+  c.fabric.spines = 1;
+  c.fabric.leaf_radix = 2;
+  c.fabric.oversubscription = 8;
+  return c;
+}
+
 // trn3-like: servers of 4 chips behind a switch, 4 servers per UltraServer-instance.
 inline hw::ClusterSpec switched_cluster(int instances) {
   hw::ClusterSpec c;

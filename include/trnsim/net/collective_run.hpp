@@ -14,16 +14,9 @@
 #include "trnsim/net/collective.hpp"
 #include "trnsim/net/flow_solver.hpp"
 #include "trnsim/net/router.hpp"
+#include "trnsim/sim/countdown.hpp"
 
 namespace trnsim::net {
-
-class CollectiveListener {
- public:
-  virtual void on_collective_done(std::uint64_t id, sim::Time now) = 0;
-
- protected:
-  ~CollectiveListener() = default;
-};
 
 class CollectiveRun final : public FlowListener {
  public:
@@ -33,13 +26,14 @@ class CollectiveRun final : public FlowListener {
   CollectiveRun& operator=(const CollectiveRun&) = delete;
 
   // Begins at `t0` (>= solver.now()): every rank is ready after collective_launch_s. `listener`
-  // hears `id` when the last transfer is complete (or at t0 + launch for an empty schedule).
-  void start(sim::Time t0, CollectiveListener* listener, std::uint64_t id);
+  // hears `id` when the last transfer is complete (or at t0 + launch for an empty schedule), as it
+  // hears a flow's end: to whoever waits on it, a run is one more flow.
+  void start(sim::Time t0, FlowListener* listener, std::uint64_t id);
 
   const Schedule& schedule() const { return schedule_; }
   double bytes_sent() const { return sent_; }
   double bytes_received() const { return received_; }
-  bool done() const { return ranks_done_ == static_cast<int>(ranks_.size()); }
+  bool done() const { return ranks_left_.done(); }
 
   void on_flow_done(std::uint64_t tag, sim::Time now) override;
 
@@ -66,13 +60,14 @@ class CollectiveRun final : public FlowListener {
   std::vector<std::vector<std::int32_t>> src_, dst_;  // per phase, per transfer: local ranks
   std::vector<std::vector<std::int32_t>> sends_;      // per phase, per local rank: transfers it sends
   // Per phase, per transfer, for the step in progress: flows not yet delivered, and when they began.
-  std::vector<std::vector<std::uint8_t>> parts_;
+  std::vector<std::vector<sim::Countdown>> parts_;
   std::vector<std::vector<sim::Time>> begin_;
   std::vector<std::vector<sim::Time>> latency_;  // per phase, per transfer: its route's latency
-  std::vector<int> phase_, rep_, outstanding_;       // per local rank
-  int ranks_done_ = 0;
+  std::vector<int> phase_, rep_;                    // per local rank
+  std::vector<sim::Countdown> outstanding_;         // per local rank: transfers of its step not yet complete
+  sim::Countdown ranks_left_;                       // ranks that have not finished every step
   double sent_ = 0, received_ = 0;
-  CollectiveListener* listener_ = nullptr;
+  FlowListener* listener_ = nullptr;
   std::uint64_t id_ = 0;
 };
 

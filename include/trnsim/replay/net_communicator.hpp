@@ -7,6 +7,7 @@
 
 #include "trnsim/net/network.hpp"
 #include "trnsim/replay/communicator.hpp"
+#include "trnsim/sim/countdown.hpp"
 #include "trnsim/sim/slot_pool.hpp"
 
 namespace trnsim::replay {
@@ -23,9 +24,9 @@ class NetCommunicator final : public Communicator {
   double expected_seconds(const workload::Collective& c) override;
 
  private:
-  // A call waiting for `remaining` network operations.
+  // A call waiting for its network operations.
   struct Join {
-    std::uint32_t remaining = 0;
+    sim::Countdown parts;
     sim::InlineHandler done;
   };
   std::uint32_t open_join(std::uint32_t parts, sim::InlineHandler done);
