@@ -1,4 +1,4 @@
-#include "json_file.hpp"
+#include "trnsim/config/json_file.hpp"
 
 #include <fstream>
 
@@ -6,7 +6,7 @@
 
 #include "trnsim/error.hpp"
 
-namespace trnsim::config::detail {
+namespace trnsim::config {
 
 nlohmann::json read_json_file(const std::string& path) {
   std::ifstream in(path);
@@ -21,4 +21,4 @@ nlohmann::json read_json_file(const std::string& path) {
   }
 }
 
-}  // namespace trnsim::config::detail
+}  // namespace trnsim::config

@@ -3,7 +3,7 @@
 
 #include <fmt/core.h>
 
-#include "json_file.hpp"
+#include "trnsim/config/json_file.hpp"
 #include "parse.hpp"
 #include "resolve.hpp"
 #include "trnsim/config/experiment.hpp"
@@ -148,7 +148,7 @@ Experiment parse_experiment(const nlohmann::json& document, const std::string& f
 }
 
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
-  return parse_experiment(detail::read_json_file(path), path, overrides);
+  return parse_experiment(read_json_file(path), path, overrides);
 }
 
 }  // namespace trnsim::config

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "json_file.hpp"
+#include "trnsim/config/json_file.hpp"
 #include "parse.hpp"
 #include "trnsim/error.hpp"
 
@@ -68,7 +68,7 @@ PresetList list_presets() {
 
 nlohmann::json read_instance_json(const std::string& name, std::string* file) {
   const std::string path = preset_path("instance", "hardware", name);
-  nlohmann::json document = detail::read_json_file(path);
+  nlohmann::json document = read_json_file(path);
   check_name(document, path, name);
   detail::parse_instance_file(document, path);  // validates; errors name the preset file
   if (file != nullptr) *file = path;
@@ -77,7 +77,7 @@ nlohmann::json read_instance_json(const std::string& name, std::string* file) {
 
 nlohmann::json read_model_json(const std::string& name, std::string* file) {
   const std::string path = preset_path("model", "models", name);
-  nlohmann::json document = detail::read_json_file(path);
+  nlohmann::json document = read_json_file(path);
   check_name(document, path, name);
   detail::parse_model(document, path, "");
   if (file != nullptr) *file = path;
@@ -86,7 +86,7 @@ nlohmann::json read_model_json(const std::string& name, std::string* file) {
 
 nlohmann::json read_software_json(const std::string& name, std::string* file) {
   const std::string path = preset_path("software", "software", name);
-  nlohmann::json document = detail::read_json_file(path);
+  nlohmann::json document = read_json_file(path);
   check_name(document, path, name);
   (void)software_from(document, path, name);  // validates; errors name the preset file
   if (file != nullptr) *file = path;
@@ -101,7 +101,7 @@ workload::SoftwareSpec load_software(const std::string& name) {
 
 nlohmann::json read_collectives_json(const std::string& name, std::string* file) {
   const std::string path = preset_path("collective library", "collectives", name);
-  nlohmann::json document = detail::read_json_file(path);
+  nlohmann::json document = read_json_file(path);
   check_name(document, path, name);
   if (file != nullptr) *file = path;
   return document;
