@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   // Subcommands register here, in --help order, once they work.
   trnsim::cli::add_run_command(app, action);
   trnsim::cli::add_validate_command(app, action);
+  trnsim::cli::add_compare_command(app, action);
   trnsim::cli::add_presets_command(app, action);
   trnsim::cli::add_collective_command(app, action);
   trnsim::cli::add_topology_command(app, action);
