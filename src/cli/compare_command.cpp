@@ -53,11 +53,11 @@ std::string metric_list() {
 void add_compare_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<CompareCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "compare",
-      "Compare a `run --json` report with a baseline report: exit 1 when a metric moved past its tolerance in "
-      "the bad direction (slower step, lower throughput or MFU, more peak memory, a larger breakdown part), 0 "
-      "otherwise (an improvement past the tolerance is reported and exits 0), 2 on bad input (an unreadable "
-      "file, a missing field, another schema_version)");
+      "compare", "Compare a `run --json` report with a baseline report; exit 1 when a metric regressed past its tolerance");
+  cmd->footer(
+      "Exit 1 when a metric moved past its tolerance in the bad direction (slower step, lower throughput or MFU, "
+      "more peak memory, a larger breakdown part); 0 otherwise: an improvement past the tolerance is reported and "
+      "exits 0; 2 on bad input (an unreadable file, a missing field, another schema_version, an unknown metric).");
   cmd->add_option("result", options->result, "The new report (trnsim run --json)")->required();
   cmd->add_option("baseline", options->baseline, "The report to compare with, of the same schema_version")
       ->required();
