@@ -20,6 +20,7 @@ using Action = std::function<int()>;
 // in `action` what to run when it is chosen. Declared here, defined in src/cli/X_command.cpp.
 void add_run_command(CLI::App& app, Action& action);
 void add_validate_command(CLI::App& app, Action& action);
+void add_compare_command(CLI::App& app, Action& action);
 void add_presets_command(CLI::App& app, Action& action);
 void add_collective_command(CLI::App& app, Action& action);
 void add_topology_command(CLI::App& app, Action& action);
