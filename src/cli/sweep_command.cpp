@@ -131,6 +131,17 @@ int run_sweep_command(const SweepOptions& o) {
   return write_sweep_outputs(result, o.outputs);
 }
 
+struct MergeOptions {
+  std::vector<std::string> parts;
+  SweepOutputs outputs;
+};
+
+int run_merge_command(const MergeOptions& o) {
+  std::vector<explore::SweepResult> parts;
+  for (const std::string& p : o.parts) parts.push_back(explore::sweep_from_json(config::read_json_file(p), p));
+  return write_sweep_outputs(explore::merge_shards(std::move(parts), o.parts), o.outputs);
+}
+
 void add_output_options(CLI::App* cmd, SweepOutputs& outputs) {
   cmd->add_option("--top", outputs.top, "How many of the fastest plans to print (default 10)")
       ->check(CLI::Range(1, 1000000));
@@ -143,12 +154,12 @@ void add_output_options(CLI::App* cmd, SweepOutputs& outputs) {
 }  // namespace
 
 void add_sweep_command(CLI::App& app, Action& action) {
-  auto o = std::make_shared<SweepOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "sweep",
-      "Simulate the product of plan values (and of --vary values) of an experiment and rank the plans by step time");
+  auto [cmd, o] = add_subcommand<SweepOptions>(
+      app, action, "sweep",
+      "Simulate the product of plan values (and of --vary values) of an experiment and rank the plans by step time",
+      run_sweep_command);
   cmd->add_option("experiment", o->experiment, "Experiment file (JSON): the fields not swept")->required();
-  const auto list = [&](const char* name, std::vector<std::int64_t>& into, const char* what) {
+  const auto list = [cmd = cmd](const char* name, std::vector<std::int64_t>& into, const char* what) {
     cmd->add_option(name, into, what)->delimiter(',');
   };
   list("--tp", o->tp, "Tensor-parallel degrees, e.g. 4,8,16");
@@ -161,7 +172,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("--sp", o->sequence_parallel, "Sequence parallelism: on, off")->delimiter(',');
   cmd->add_option("--vary", o->vary,
                   "Any experiment field: PATH=V1,V2,... as --set takes it, e.g. cluster.count=16,32 or "
-                  "cluster.chip.hbm.bandwidth_TBps=2.9,5.8 (repeatable: the product of all)");
+                  "cluster.chip.hbm_GiB=96,192 (repeatable: the product of all)");
   cmd->add_option("--set", o->overrides, "Override a value for every plan: PATH=VALUE, as `trnsim run --set`");
   cmd->add_option("--network", o->network, network_model_help())->check(CLI::IsMember(network_model_choices()));
   cmd->add_option("--threads", o->threads, "Plans simulated at once (default: all cores); the output does not depend on it")
@@ -170,27 +181,16 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "Run only slice I of N (I/N, 0 <= I < N: every N-th plan from plan I); write it with --json and "
                   "join the slices with `trnsim merge`");
   add_output_options(cmd, o->outputs);
-  cmd->callback([&action, o] { action = [o] { return run_sweep_command(*o); }; });
 }
 
 void add_merge_command(CLI::App& app, Action& action) {
-  struct MergeOptions {
-    std::vector<std::string> parts;
-    SweepOutputs outputs;
-  };
-  auto o = std::make_shared<MergeOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "merge", "Join the shards of one sweep (`trnsim sweep --shard I/N --json PART`): prints and writes exactly what "
-               "the unsharded sweep does");
+  auto [cmd, o] = add_subcommand<MergeOptions>(
+      app, action, "merge",
+      "Join the shards of one sweep (`trnsim sweep --shard I/N --json PART`): prints and writes exactly what the "
+      "unsharded sweep does",
+      run_merge_command);
   cmd->add_option("parts", o->parts, "The --json files of the shards 0..N-1, each once, in any order")->required();
   add_output_options(cmd, o->outputs);
-  cmd->callback([&action, o] {
-    action = [o] {
-      std::vector<explore::SweepResult> parts;
-      for (const std::string& p : o->parts) parts.push_back(explore::sweep_from_json(config::read_json_file(p), p));
-      return write_sweep_outputs(explore::merge_shards(std::move(parts), o->parts), o->outputs);
-    };
-  });
 }
 
 }  // namespace trnsim::cli
