@@ -29,6 +29,7 @@ struct SweepOptions {
   std::vector<std::string> recompute, sequence_parallel, vary, overrides;
   std::string network;
   int threads = 0;
+  bool search = false;
   std::string shard;
   SweepOutputs outputs;
 };
@@ -125,6 +126,8 @@ int run_sweep_command(const SweepOptions& o) {
   explore::SweepOptions run;
   run.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   if (!o.shard.empty()) std::tie(run.shard, run.shards) = parse_shard(o.shard);
+  run.search = o.search;
+  run.keep = o.outputs.top;
   auto bar = std::make_shared<ProgressBar>();
   run.progress = [bar](std::size_t done, std::size_t total) { (*bar)(done, total); };
   const explore::SweepResult result = explore::run_sweep(config::read_json_file(o.experiment), o.experiment, axes, run);
@@ -177,6 +180,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("--network", o->network, network_model_help())->check(CLI::IsMember(network_model_choices()));
   cmd->add_option("--threads", o->threads, "Plans simulated at once (default: all cores); the output does not depend on it")
       ->check(CLI::Range(1, 4096));
+  cmd->add_flag("--search", o->search,
+                "Instead of the product of the lists, every valid plan of the cluster (axes given as lists keep "
+                "their lists), replaying in order of a compute lower bound and pruning exactly: the --top ranking is "
+                "the one a full sweep would print");
   cmd->add_option("--shard", o->shard,
                   "Run only slice I of N (I/N, 0 <= I < N: every N-th plan from plan I); write it with --json and "
                   "join the slices with `trnsim merge`");

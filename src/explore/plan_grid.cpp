@@ -1,4 +1,6 @@
 // The plan product of one experiment (enumeration order in explore/sweep.hpp).
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "trnsim/error.hpp"
@@ -18,6 +20,16 @@ std::vector<T> axis_or(const std::vector<T>& given, T fallback) {
   return given.empty() ? std::vector<T>{fallback} : given;
 }
 
+void check_axes(const SweepAxes& a) {
+  require_at_least(a.tp, 1, "--tp");
+  require_at_least(a.pp, 1, "--pp");
+  require_at_least(a.dp, 1, "--dp");
+  require_at_least(a.micro_batch, 1, "--micro-batch");
+  require_at_least(a.virtual_stages, 1, "--virtual-stages");
+  for (std::int64_t z : a.zero)
+    if (z != 0 && z != 1) throw InputError(fmt::format("--zero: expected 0 or 1 (ZeRO-1), found {}", z));
+}
+
 }  // namespace
 
 std::size_t plans_per_combination(const SweepAxes& a) {
@@ -27,13 +39,7 @@ std::size_t plans_per_combination(const SweepAxes& a) {
 }
 
 std::vector<PlanPoint> plan_points(const config::Experiment& ex, const SweepAxes& a) {
-  require_at_least(a.tp, 1, "--tp");
-  require_at_least(a.pp, 1, "--pp");
-  require_at_least(a.dp, 1, "--dp");
-  require_at_least(a.micro_batch, 1, "--micro-batch");
-  require_at_least(a.virtual_stages, 1, "--virtual-stages");
-  for (std::int64_t z : a.zero)
-    if (z != 0 && z != 1) throw InputError(fmt::format("--zero: expected 0 or 1 (ZeRO-1), found {}", z));
+  check_axes(a);
 
   const workload::TrainingSpec& t0 = ex.training;
   const workload::ParallelismSpec& p0 = ex.parallelism;
@@ -86,6 +92,89 @@ std::vector<PlanPoint> plan_points(const config::Experiment& ex, const SweepAxes
                                                            : p0.schedule);
                   points.push_back(std::move(p));
                 }
+  return points;
+}
+
+}  // namespace trnsim::explore
+
+namespace trnsim::explore {
+namespace {
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t d = 1; d <= n; ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
+}
+
+}  // namespace
+
+std::vector<PlanPoint> search_points(const config::Experiment& ex, const SweepAxes& a) {
+  check_axes(a);
+
+  const std::int64_t ranks = ex.cluster.ranks();
+  const std::int64_t layers = ex.model.layers;
+  const std::int64_t batch = ex.training.global_batch;
+  const std::vector<std::int64_t> all_ranks = divisors(ranks);
+  const std::vector<std::int64_t> tps = a.tp.empty() ? all_ranks : a.tp;
+  std::vector<workload::Recompute> recomputes = a.recompute;
+  if (recomputes.empty())
+    recomputes = {workload::Recompute::None, workload::Recompute::Selective, workload::Recompute::Full};
+  std::vector<std::optional<bool>> sps(a.sequence_parallel.begin(), a.sequence_parallel.end());
+  if (sps.empty()) sps.push_back(ex.parallelism.sequence_parallel);
+
+  std::vector<PlanPoint> points;
+  for (std::int64_t tp : tps) {
+    std::vector<std::int64_t> pps = a.pp;
+    if (pps.empty())
+      for (std::int64_t pp : all_ranks)
+        if ((ranks / tp) % pp == 0 && ranks % tp == 0 && pp <= layers) pps.push_back(pp);
+    for (std::int64_t pp : pps) {
+      std::vector<std::optional<std::int64_t>> dps(a.dp.begin(), a.dp.end());
+      if (dps.empty()) dps.push_back(std::nullopt);
+      for (const auto& dp : dps) {
+        const std::int64_t replicas = dp.value_or(tp * pp > 0 && ranks % (tp * pp) == 0 ? ranks / (tp * pp) : 0);
+        std::vector<std::int64_t> mbs = a.micro_batch;
+        if (mbs.empty() && replicas > 0 && batch % replicas == 0) mbs = divisors(batch / replicas);
+        if (mbs.empty()) mbs.push_back(1);  // no batch split runs: one invalid point says why
+        for (std::int64_t mb : mbs) {
+          std::vector<std::int64_t> vs = a.virtual_stages;
+          if (vs.empty()) {
+            vs.push_back(1);
+            // Megatron-LM's interleaving: pp > 1, v dividing the layers per stage, the
+            // micro-batches per pipeline a multiple of pp.
+            const std::int64_t micro_batches = replicas > 0 ? batch / (replicas * mb) : 0;
+            if (pp > 1 && layers % pp == 0 && micro_batches % pp == 0)
+              for (std::int64_t v : divisors(layers / pp))
+                if (v > 1) vs.push_back(v);
+          }
+          for (std::int64_t v : vs)
+            for (workload::Recompute recompute : recomputes) {
+              std::vector<std::int64_t> zeros = a.zero;
+              if (zeros.empty()) zeros = replicas > 1 ? std::vector<std::int64_t>{0, 1} : std::vector<std::int64_t>{0};
+              for (std::int64_t zero : zeros)
+                for (const auto& sp : sps) {
+                  PlanPoint p;
+                  p.index = points.size();
+                  p.dp = dp;
+                  p.training = ex.training;
+                  p.training.micro_batch = mb;
+                  p.parallelism = ex.parallelism;
+                  p.parallelism.tp = tp;
+                  p.parallelism.pp = pp;
+                  p.parallelism.virtual_stages = v;
+                  p.parallelism.schedule = v > 1 ? workload::PipelineSchedule::Interleaved
+                                                 : workload::PipelineSchedule::OneFOneB;
+                  p.parallelism.recompute = recompute;
+                  p.parallelism.zero = zero;
+                  p.parallelism.sequence_parallel = sp;
+                  points.push_back(std::move(p));
+                }
+            }
+        }
+      }
+    }
+  }
   return points;
 }
 

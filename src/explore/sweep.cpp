@@ -5,6 +5,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <functional>
+#include <limits>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -27,6 +30,7 @@ std::string_view status_name(PlanStatus s) {
     case PlanStatus::Simulated: return "simulated";
     case PlanStatus::OutOfMemory: return "out_of_memory";
     case PlanStatus::Invalid: return "invalid";
+    case PlanStatus::Pruned: return "pruned";
   }
   return "invalid";
 }
@@ -77,9 +81,15 @@ void reject(PlanOutcome& o, const InputError& e) {
   o.reason = e.reason().empty() ? o.detail : e.reason();
 }
 
-PlanOutcome evaluate(const PlanPoint& point, const Combination& combo, std::size_t index) {
-  PlanOutcome o;
-  o.index = index;
+// A point that is valid and fits: what its simulation needs.
+struct Admitted {
+  replay::StepInput input;
+  workload::ResolvedPlan resolved;
+};
+
+// Checks the point and sizes it against memory: the outcome is final (invalid, out of memory)
+// unless a plan to simulate is returned.
+std::optional<Admitted> admit(const PlanPoint& point, const Combination& combo, PlanOutcome& o) {
   o.vary = combo.values;
   const config::Experiment& ex = combo.experiment;
   replay::StepInput in = config::step_input(ex);
@@ -94,7 +104,7 @@ PlanOutcome evaluate(const PlanPoint& point, const Combination& combo, std::size
   } else if (tp_pp < 1 || ranks % tp_pp != 0) {
     reject(o, InputError(fmt::format("/parallelism: tp x pp = {} does not divide the cluster's {} ranks", tp_pp, ranks),
                          "tp x pp does not divide the cluster's ranks"));
-    return o;
+    return std::nullopt;
   } else {
     in.parallelism.dp = ranks / tp_pp;
     o.dp = in.parallelism.dp;
@@ -110,11 +120,20 @@ PlanOutcome evaluate(const PlanPoint& point, const Combination& combo, std::size
     if (o.peak_memory_bytes > o.capacity_bytes) {
       o.status = PlanStatus::OutOfMemory;
       o.detail = workload::memory_findings(memory, o.capacity_bytes).front();
-      return o;
+      return std::nullopt;
     }
-    replay::StepRun run = replay::prepare_step(in, std::move(resolved));
-    replay::replay_step(in, run);
-    const report::StepReport rep = report::analyze(in, run);
+    return Admitted{std::move(in), std::move(resolved)};
+  } catch (const InputError& e) {
+    reject(o, e);
+    return std::nullopt;
+  }
+}
+
+void simulate(const Admitted& a, PlanOutcome& o) {
+  try {
+    replay::StepRun run = replay::prepare_step(a.input, a.resolved);
+    replay::replay_step(a.input, run);
+    const report::StepReport rep = report::analyze(a.input, run);
     o.status = PlanStatus::Simulated;
     o.step_time_s = rep.step_time_s;
     o.tokens_per_s = rep.tokens_per_s;
@@ -127,7 +146,101 @@ PlanOutcome evaluate(const PlanPoint& point, const Combination& combo, std::size
   } catch (const InputError& e) {
     reject(o, e);
   }
-  return o;
+}
+
+// A lower bound of the plan's step time: its busiest rank's compute tasks back to back at their
+// full-speed durations. A rank's compute stream runs one task at a time, and sharing HBM with
+// collectives or SMs with NCCL only slows a task, so no replay of the plan can be shorter.
+double compute_lower_bound(const Admitted& a) {
+  const replay::StepRun run = replay::prepare_step(a.input, a.resolved);
+  std::vector<double> per_rank;
+  for (const workload::Task& t : run.graph.tasks) {
+    if (t.kind != workload::TaskKind::Compute) continue;
+    const auto r = static_cast<std::size_t>(t.rank);
+    if (r >= per_rank.size()) per_rank.resize(r + 1, 0.0);
+    per_rank[r] += run.work_seconds[t.index];
+  }
+  return per_rank.empty() ? 0 : *std::max_element(per_rank.begin(), per_rank.end());
+}
+
+// Runs body(k) for k in [0, n) on `threads` threads; body writes only its own slot, so the
+// results do not depend on the thread count. Reports progress from the calling thread; the first
+// exception a body throws is rethrown here, after every thread has stopped.
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t, std::size_t)>& progress,
+                  const std::function<void(std::size_t)>& body) {
+  std::atomic<std::size_t> next{0}, done{0};
+  std::exception_ptr failure;
+  std::mutex mutex;
+  std::condition_variable finished;
+  const auto work = [&] {
+    for (std::size_t k = next++; k < n; k = next++) {
+      try {
+        body(k);
+      } catch (...) {
+        const std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        next = n;  // stop handing out work
+      }
+      if (++done == n) {
+        const std::lock_guard lock(mutex);
+        finished.notify_all();
+      }
+    }
+  };
+  const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)), n);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < count; ++t) pool.emplace_back(work);
+  if (progress) {
+    std::unique_lock lock(mutex);
+    while (!failure && done < n) {
+      finished.wait_for(lock, std::chrono::milliseconds(200));
+      progress(done, n);
+    }
+  }
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+// --search: every admitted plan's lower bound, then replays in ascending bound order until the
+// bound exceeds the `keep`-th best step time found. The plans skipped that way cannot be among
+// the `keep` fastest (their step time is at least their bound), so the ranking is exact.
+// Replays run `threads` at a time, speculatively; a replay that the one-at-a-time order would
+// have skipped is discarded, so the outcome is the same for any thread count.
+void search(std::vector<PlanOutcome>& outcomes, std::vector<std::optional<Admitted>>& admitted,
+            const SweepOptions& options) {
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0; k < admitted.size(); ++k)
+    if (admitted[k]) order.push_back(k);
+  parallel_for(order.size(), options.threads, options.progress,
+               [&](std::size_t i) { outcomes[order[i]].lower_bound_s = compute_lower_bound(*admitted[order[i]]); });
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    const double bx = outcomes[x].lower_bound_s, by = outcomes[y].lower_bound_s;
+    return bx != by ? bx < by : x < y;
+  });
+  const std::size_t keep = std::max<std::size_t>(options.keep, 1);
+  std::vector<double> best;  // the `keep` fastest step times so far, ascending
+  const auto kth_best = [&] { return best.size() < keep ? std::numeric_limits<double>::infinity() : best[keep - 1]; };
+  const std::size_t wave = static_cast<std::size_t>(std::max(1, options.threads));
+  std::size_t at = 0;
+  while (at < order.size() && outcomes[order[at]].lower_bound_s <= kth_best()) {
+    const std::size_t end = std::min(order.size(), at + wave);
+    std::vector<PlanOutcome> trial(end - at);
+    for (std::size_t i = 0; i < trial.size(); ++i) trial[i] = outcomes[order[at + i]];
+    parallel_for(trial.size(), options.threads, {}, [&](std::size_t i) { simulate(*admitted[order[at + i]], trial[i]); });
+    for (std::size_t i = 0; i < trial.size() && outcomes[order[at]].lower_bound_s <= kth_best(); ++i, ++at) {
+      outcomes[order[at]] = std::move(trial[i]);
+      if (outcomes[order[at]].status != PlanStatus::Simulated) continue;
+      best.insert(std::upper_bound(best.begin(), best.end(), outcomes[order[at]].step_time_s),
+                  outcomes[order[at]].step_time_s);
+    }
+  }
+  const double bar = kth_best();
+  for (; at < order.size(); ++at) {
+    PlanOutcome& o = outcomes[order[at]];
+    o.status = PlanStatus::Pruned;
+    o.detail = fmt::format("compute lower bound {:.6g} s exceeds the {}th fastest step, {:.6g} s", o.lower_bound_s,
+                           keep, bar);
+  }
 }
 
 std::string title(const config::Experiment& ex) {
@@ -142,61 +255,54 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
                       const SweepOptions& options) {
   if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards)
     throw InputError(fmt::format("--shard: expected I/N with 0 <= I < N, found {}/{}", options.shard, options.shards));
+  if (options.search && options.shards > 1)
+    throw InputError("--search prunes against the best plans of the whole search, so it does not split into "
+                     "--shard slices: run it whole, or shard a sweep of lists");
   for (const VaryAxis& v : axes.vary)
     if (v.values.empty()) throw InputError(fmt::format("--vary {}: expected at least one value", v.path));
   const std::vector<Combination> combos = combinations(document, file, axes.vary, axes.overrides);
-  const std::size_t per_combo = plans_per_combination(axes);
+  // Every point of every combination, in enumeration order: (combination, its point).
   std::vector<std::vector<PlanPoint>> points;
-  for (const Combination& c : combos) points.push_back(plan_points(c.experiment, axes));
+  std::vector<std::pair<std::size_t, std::size_t>> flat;
+  for (std::size_t c = 0; c < combos.size(); ++c) {
+    points.push_back(options.search ? search_points(combos[c].experiment, axes)
+                                    : plan_points(combos[c].experiment, axes));
+    for (std::size_t j = 0; j < points.back().size(); ++j) flat.emplace_back(c, j);
+  }
 
   SweepResult result;
   result.summary.experiment = file;
   result.summary.title = title(combos.front().experiment);
   for (const VaryAxis& v : axes.vary) result.summary.vary_paths.push_back(v.path);
-  result.summary.points = combos.size() * per_combo;
+  result.summary.points = flat.size();
   result.summary.shard = options.shard;
   result.summary.shards = options.shards;
+  result.summary.search = options.search;
 
   // This shard's points: every shards-th index from `shard`, so each slice mixes cheap and
   // costly plans alike (neighbours in the product differ in the innermost axes only).
   std::vector<std::size_t> mine;
-  for (std::size_t i = static_cast<std::size_t>(options.shard); i < result.summary.points;
+  for (std::size_t i = static_cast<std::size_t>(options.shard); i < flat.size();
        i += static_cast<std::size_t>(options.shards))
     mine.push_back(i);
   result.outcomes.resize(mine.size());
+  const auto point = [&](std::size_t k) -> const PlanPoint& { return points[flat[mine[k]].first][flat[mine[k]].second]; };
+  const auto combo = [&](std::size_t k) -> const Combination& { return combos[flat[mine[k]].first]; };
 
-  std::atomic<std::size_t> next{0}, done{0};
-  std::exception_ptr failure;
-  std::mutex mutex;
-  std::condition_variable finished;
-  const auto work = [&] {
-    for (std::size_t k = next++; k < mine.size(); k = next++) {
-      try {
-        const std::size_t i = mine[k];
-        result.outcomes[k] = evaluate(points[i / per_combo][i % per_combo], combos[i / per_combo], i);
-      } catch (...) {
-        const std::lock_guard lock(mutex);
-        if (!failure) failure = std::current_exception();
-        next = mine.size();  // stop handing out points
-      }
-      if (++done == mine.size()) {
-        const std::lock_guard lock(mutex);
-        finished.notify_all();
-      }
-    }
-  };
-  const std::size_t threads = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, options.threads)), mine.size());
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(work);
-  if (options.progress) {
-    std::unique_lock lock(mutex);
-    while (!failure && done < mine.size()) {
-      finished.wait_for(lock, std::chrono::milliseconds(200));
-      options.progress(done, mine.size());
-    }
+  if (!options.search) {
+    parallel_for(mine.size(), options.threads, options.progress, [&](std::size_t k) {
+      PlanOutcome& o = result.outcomes[k];
+      o.index = mine[k];
+      if (const std::optional<Admitted> a = admit(point(k), combo(k), o)) simulate(*a, o);
+    });
+    return result;
   }
-  for (std::thread& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  std::vector<std::optional<Admitted>> admitted(mine.size());
+  parallel_for(mine.size(), options.threads, {}, [&](std::size_t k) {
+    result.outcomes[k].index = mine[k];
+    admitted[k] = admit(point(k), combo(k), result.outcomes[k]);
+  });
+  search(result.outcomes, admitted, options);
   return result;
 }
 

@@ -36,7 +36,8 @@ json plan_json(const PlanOutcome& o) {
   if (o.status == PlanStatus::Invalid) return j;
   j["peak_memory_bytes"] = o.peak_memory_bytes;
   j["capacity_bytes"] = o.capacity_bytes;
-  if (o.status == PlanStatus::OutOfMemory) return j;
+  if (o.lower_bound_s > 0) j["lower_bound_s"] = o.lower_bound_s;
+  if (o.status == PlanStatus::OutOfMemory || o.status == PlanStatus::Pruned) return j;
   j["step_time_s"] = o.step_time_s;
   j["tokens_per_s"] = o.tokens_per_s;
   j["mfu"] = o.mfu;
@@ -98,7 +99,8 @@ PlanOutcome plan_from_json(const json& j, const std::string& name, const std::st
   if (status == status_name(PlanStatus::Simulated)) o.status = PlanStatus::Simulated;
   else if (status == status_name(PlanStatus::OutOfMemory)) o.status = PlanStatus::OutOfMemory;
   else if (status == status_name(PlanStatus::Invalid)) o.status = PlanStatus::Invalid;
-  else r.fail("status", fmt::format("expected simulated, out_of_memory or invalid, found \"{}\"", status));
+  else if (status == status_name(PlanStatus::Pruned)) o.status = PlanStatus::Pruned;
+  else r.fail("status", fmt::format("expected simulated, out_of_memory, invalid or pruned, found \"{}\"", status));
   o.reason = r.string_or_empty("reason");
   o.detail = r.string_or_empty("detail");
   o.tp = r.optional<std::int64_t>("tp");
@@ -113,7 +115,8 @@ PlanOutcome plan_from_json(const json& j, const std::string& name, const std::st
   if (o.status == PlanStatus::Invalid) return o;
   o.peak_memory_bytes = r.get<double>("peak_memory_bytes");
   o.capacity_bytes = r.get<double>("capacity_bytes");
-  if (o.status == PlanStatus::OutOfMemory) return o;
+  o.lower_bound_s = r.optional<double>("lower_bound_s").value_or(0);
+  if (o.status == PlanStatus::OutOfMemory || o.status == PlanStatus::Pruned) return o;
   o.step_time_s = r.get<double>("step_time_s");
   o.tokens_per_s = r.get<double>("tokens_per_s");
   o.mfu = r.get<double>("mfu");
@@ -138,7 +141,7 @@ json to_json(const SweepResult& result) {
   return json{{"kind", kKind},         {"schema_version", kSweepSchemaVersion},
               {"experiment", s.experiment}, {"title", s.title},
               {"vary", s.vary_paths},  {"points", s.points},
-              {"shard", s.shard},      {"shards", s.shards},
+              {"shard", s.shard},      {"shards", s.shards}, {"search", s.search},
               {"plans", plans}};
 }
 
@@ -156,6 +159,7 @@ SweepResult sweep_from_json(const json& document, const std::string& name) {
   s.points = r.get<std::size_t>("points");
   s.shard = r.get<int>("shard");
   s.shards = r.get<int>("shards");
+  s.search = r.get<bool>("search");
   if (s.shards < 1 || s.shard < 0 || s.shard >= s.shards)
     r.fail("shard", fmt::format("expected 0 <= shard < shards, found {} of {}", s.shard, s.shards));
   const json& plans = document.at("plans");

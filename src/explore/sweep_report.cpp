@@ -45,11 +45,12 @@ std::vector<const PlanOutcome*> ranked(const SweepResult& result) {
 
 std::string format_sweep(const SweepResult& result, std::size_t top) {
   const SweepSummary& s = result.summary;
-  std::size_t simulated = 0, oom = 0;
+  std::size_t simulated = 0, oom = 0, pruned = 0;
   std::map<std::string, std::size_t> invalid;
   for (const PlanOutcome& o : result.outcomes) {
     if (o.status == PlanStatus::Simulated) ++simulated;
     if (o.status == PlanStatus::OutOfMemory) ++oom;
+    if (o.status == PlanStatus::Pruned) ++pruned;
     if (o.status == PlanStatus::Invalid) ++invalid[o.reason];
   }
   std::size_t invalid_count = 0;
@@ -57,8 +58,13 @@ std::string format_sweep(const SweepResult& result, std::size_t top) {
 
   std::string out = fmt::format("sweep: {}\n", s.title);
   if (s.shards > 1) out += fmt::format("shard {}/{}: {} of the {} points\n", s.shard, s.shards, result.outcomes.size(), s.points);
-  out += fmt::format("plans: {} enumerated; {} invalid, {} out of memory, {} simulated\n", result.outcomes.size(),
-                     invalid_count, oom, simulated);
+  if (s.search)
+    out += fmt::format("search: {} plans; {} invalid, {} out of memory, {} pruned by their compute lower bound, {} "
+                       "simulated\n",
+                       result.outcomes.size(), invalid_count, oom, pruned, simulated);
+  else
+    out += fmt::format("plans: {} enumerated; {} invalid, {} out of memory, {} simulated\n", result.outcomes.size(),
+                       invalid_count, oom, simulated);
   if (!invalid.empty()) {
     // Most frequent rule first; equal counts in the rules' alphabetical order.
     std::vector<std::pair<std::string, std::size_t>> rules(invalid.begin(), invalid.end());
@@ -101,7 +107,7 @@ std::string sweep_csv(const SweepResult& result) {
   };
   for (const std::string& path : result.summary.vary_paths) field(report::csv_field(path));
   field("tp,pp,dp,micro_batch,virtual_stages,schedule,recompute,zero,sequence_parallel,status,reason,step_time_s,"
-        "tokens_per_s,mfu,peak_memory_GiB");
+        "tokens_per_s,mfu,peak_memory_GiB,lower_bound_s");
   for (int p = 0; p < report::kPartCount; ++p) field(fmt::format("{}_s", report::part_name(static_cast<report::Part>(p))));
   field("top_finding");
   out += '\n';
@@ -118,6 +124,7 @@ std::string sweep_csv(const SweepResult& result) {
     const bool ran = o.status == PlanStatus::Simulated;
     for (double v : {o.step_time_s, o.tokens_per_s, o.mfu}) field(ran ? number(v) : "");
     field(o.status == PlanStatus::Invalid ? "" : fmt::format("{:.3f}", o.peak_memory_bytes / units::kGiB));
+    field(o.lower_bound_s > 0 ? number(o.lower_bound_s) : "");
     for (double part : o.breakdown) field(ran ? number(part) : "");
     field(report::csv_field(o.finding_rule));
     out += '\n';

@@ -180,3 +180,63 @@ TEST_CASE("sweep: bad axes and bad parts are input errors", "[explore][sweep]") 
   part["schema_version"] = 99;
   CHECK_THROWS_WITH(explore::sweep_from_json(part, "p.json"), Catch::Contains("p.json: /schema_version: expected 1, found 99"));
 }
+
+TEST_CASE("sweep --search: every plan of the cluster, counted by hand", "[explore][search]") {
+  // 32 ranks, 4 layers, 8 heads, 32 sequences. (tp, pp): tp a divisor of 32, pp a divisor of
+  // 32 / tp up to 4: 15 pairs. dp = 32 / (tp x pp); micro-batch every divisor of 32 / dp = tp x pp;
+  // v = 2 besides 1 only when pp = 2 and the tp x pp / mb micro-batches are even (4 / pp = 1
+  // leaves pp 4 no v > 1); recompute 3 modes; zero 0 and 1 when dp > 1.
+  //   (1,1) 1 mb x 3 x 2 = 6      (1,2) (2 + 1) x 3 x 2 = 18   (1,4) 3 x 3 x 2 = 18
+  //   (2,1) 2 x 6 = 12            (2,2) (2 + 2 + 1) x 6 = 30   (2,4) 4 x 6 = 24
+  //   (4,1) 3 x 6 = 18            (4,2) (3 x 2 + 1) x 6 = 42   (4,4) 5 x 6 = 30
+  //   (8,1) 4 x 6 = 24            (8,2) (4 x 2 + 1) x 6 = 54   (8,4) 6 x 3 (dp 1) = 18
+  //   (16,1) 5 x 6 = 30           (16,2) (5 x 2 + 1) x 3 = 33  (32,1) 6 x 3 = 18
+  // 375 plans; tp 16 and 32 do not divide the 8 heads: 30 + 33 + 18 = 81 invalid.
+  explore::SweepOptions o;
+  o.search = true;
+  o.keep = 3;
+  const explore::SweepResult r = explore::run_sweep(small_experiment(), "sweep-test.json", explore::SweepAxes{}, o);
+  REQUIRE(r.outcomes.size() == 375);
+  int heads = 0, other_invalid = 0;
+  for (const auto& p : r.outcomes)
+    if (p.status == explore::PlanStatus::Invalid) ++(p.reason == "tp does not divide heads" ? heads : other_invalid);
+  CHECK(heads == 81);
+  CHECK(other_invalid == 0);
+}
+
+TEST_CASE("sweep --search: pruning by the compute bound keeps the exact ranking", "[explore][search]") {
+  explore::SweepAxes a;
+  a.recompute = {workload::Recompute::Selective};  // a third of the plans, same questions
+  explore::SweepOptions pruned;
+  pruned.search = true;
+  pruned.keep = 3;
+  explore::SweepOptions full = pruned;
+  full.keep = 1000000;  // never reached: every plan that fits is replayed
+  const explore::SweepResult p = explore::run_sweep(small_experiment(), "sweep-test.json", a, pruned);
+  const explore::SweepResult f = explore::run_sweep(small_experiment(), "sweep-test.json", a, full);
+  const auto best_p = explore::ranked(p), best_f = explore::ranked(f);
+  REQUIRE(best_p.size() >= 3);
+  for (std::size_t k = 0; k < 3; ++k) {
+    CHECK(best_p[k]->index == best_f[k]->index);
+    CHECK(best_p[k]->step_time_s == best_f[k]->step_time_s);
+  }
+  // The bound is a bound: no replay is shorter than it. And every pruned plan's bound, hence its
+  // step time in the full search, exceeds the third fastest.
+  std::size_t pruned_count = 0;
+  for (std::size_t i = 0; i < f.outcomes.size(); ++i) {
+    if (f.outcomes[i].status == explore::PlanStatus::Simulated)
+      CHECK(f.outcomes[i].step_time_s >= f.outcomes[i].lower_bound_s);
+    if (p.outcomes[i].status != explore::PlanStatus::Pruned) continue;
+    ++pruned_count;
+    CHECK(p.outcomes[i].lower_bound_s > best_p[2]->step_time_s);
+    CHECK(f.outcomes[i].step_time_s > best_f[2]->step_time_s);
+  }
+  CHECK(pruned_count > 0);
+  // The same on two threads (replays run in waves of two, the extra ones discarded).
+  pruned.threads = 2;
+  CHECK(explore::to_json(explore::run_sweep(small_experiment(), "sweep-test.json", a, pruned)).dump() ==
+        explore::to_json(p).dump());
+  // No shards: the pruning needs the whole search.
+  pruned.shards = 2;
+  CHECK_THROWS_AS(explore::run_sweep(small_experiment(), "sweep-test.json", a, pruned), InputError);
+}

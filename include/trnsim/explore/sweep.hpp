@@ -15,7 +15,8 @@
 //                  derived): counted by the rule broken (InputError::reason);
 //   out_of_memory  the resolved plan's memory estimate exceeds a rank's HBM share in some stage:
 //                  not simulated;
-//   simulated      built, replayed and analysed (step time, throughput, MFU, breakdown, findings).
+//   simulated      built, replayed and analysed (step time, throughput, MFU, breakdown, findings);
+//   pruned         (--search only) its compute lower bound exceeds the keep-th fastest step time.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -55,8 +56,8 @@ struct PlanPoint {
   std::optional<std::int64_t> dp;
 };
 
-enum class PlanStatus : std::uint8_t { Simulated, OutOfMemory, Invalid };
-std::string_view status_name(PlanStatus s);  // "simulated", "out_of_memory", "invalid"
+enum class PlanStatus : std::uint8_t { Simulated, OutOfMemory, Invalid, Pruned };
+std::string_view status_name(PlanStatus s);  // "simulated", "out_of_memory", "invalid", "pruned"
 
 // What one point gives. The plan fields are the resolved ones (every field set) for simulated and
 // out-of-memory points, the enumerated ones (unset fields absent) for invalid points.
@@ -69,7 +70,8 @@ struct PlanOutcome {
   std::optional<std::int64_t> tp, pp, dp, micro_batch, virtual_stages, zero;
   std::optional<std::string> schedule, recompute;
   std::optional<bool> sequence_parallel;
-  double peak_memory_bytes = 0, capacity_bytes = 0;  // out_of_memory and simulated
+  double peak_memory_bytes = 0, capacity_bytes = 0;  // out_of_memory, pruned and simulated
+  double lower_bound_s = 0;  // --search: the compute lower bound (pruned and simulated; else 0)
   // simulated:
   double step_time_s = 0, tokens_per_s = 0, mfu = 0;
   std::array<double, report::kPartCount> breakdown{};
@@ -78,6 +80,8 @@ struct PlanOutcome {
 
 struct SweepOptions {
   int threads = 1;        // >= 1; the outcomes do not depend on it
+  bool search = false;    // --search: search_points, pruned by bound (below); not with shards
+  std::size_t keep = 10;  // --search: the ranking that must be exact (the --top K fastest)
   int shard = 0, shards = 1;  // evaluate the points whose index % shards == shard
   // Called from the calling thread about every 200 ms while points run, and once at the end:
   // (points done, points of this run). May be empty.
@@ -91,6 +95,7 @@ struct SweepSummary {
   std::vector<std::string> vary_paths;
   std::size_t points = 0;  // enumerated, all shards
   int shard = 0, shards = 1;
+  bool search = false;
 };
 
 struct SweepResult {
@@ -104,6 +109,22 @@ struct SweepResult {
 std::vector<PlanPoint> plan_points(const config::Experiment& ex, const SweepAxes& axes);
 // The size of that product: the same for every combination.
 std::size_t plans_per_combination(const SweepAxes& axes);
+
+// --search: every plan of the cluster instead of a product of lists. An axis given as a list keeps
+// its list; the others take every value the cluster and batch allow, dependent on the values
+// before them: tp every divisor of the ranks; pp every divisor of ranks / tp up to the layers;
+// dp derived; micro_batch every divisor of the per-replica batch (global_batch / dp);
+// virtual_stages 1, and every v >= 2 that Megatron-LM's interleaving allows (pp > 1, v dividing
+// layers / pp, the micro-batches per pipeline a multiple of pp); recompute none, selective,
+// full; zero 0, and 1 when dp > 1; sequence parallelism the experiment's. Order: the same
+// nesting as plan_points. Invalid plans are still listed (a tp that does not divide the heads).
+//
+// The search ranks exactly: after the checks and the memory estimate, each plan that fits gets a
+// lower bound of its step time (its busiest rank's compute, back to back at full speed: one
+// graph build and pricing, no replay); plans are replayed in ascending bound order until the
+// next bound exceeds the keep-th fastest step time found, and the rest are `pruned`: none of
+// them can be among the keep fastest.
+std::vector<PlanPoint> search_points(const config::Experiment& ex, const SweepAxes& axes);
 
 // Contract: runs the shard's points of `document` (an experiment file's JSON, `file` names it)
 // swept over `axes`. Throws InputError for bad input that concerns the whole sweep (an

@@ -17,7 +17,7 @@ std::string format_sweep(const SweepResult& result, std::size_t top);
 
 // One row per point, valid or not, in enumeration order (header first; numbers {:.6g}):
 // index,<vary paths>,tp,pp,dp,micro_batch,virtual_stages,schedule,recompute,zero,sequence_parallel,
-// status,reason,step_time_s,tokens_per_s,mfu,peak_memory_GiB,<breakdown parts>,top_finding
+// status,reason,step_time_s,tokens_per_s,mfu,peak_memory_GiB,lower_bound_s,<breakdown parts>,top_finding
 std::string sweep_csv(const SweepResult& result);
 
 }  // namespace trnsim::explore
