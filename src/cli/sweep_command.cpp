@@ -25,8 +25,8 @@ namespace {
 
 struct SweepOptions {
   std::string experiment;
-  std::vector<std::int64_t> tp, pp, dp, micro_batch, virtual_stages, zero;
-  std::vector<std::string> recompute, sequence_parallel, vary, overrides;
+  explore::SweepAxes axes;  // the integer lists and --set bind here; the rest is parsed into it
+  std::vector<std::string> recompute, sequence_parallel, vary;
   std::string network;
   int threads = 0;
   bool search = false;
@@ -104,13 +104,7 @@ class ProgressBar {
 };
 
 int run_sweep_command(const SweepOptions& o) {
-  explore::SweepAxes axes;
-  axes.tp = o.tp;
-  axes.pp = o.pp;
-  axes.dp = o.dp;
-  axes.micro_batch = o.micro_batch;
-  axes.virtual_stages = o.virtual_stages;
-  axes.zero = o.zero;
+  explore::SweepAxes axes = o.axes;
   for (const std::string& r : o.recompute) {
     const auto mode = parse_enum<workload::Recompute>(r);
     if (!mode)
@@ -120,7 +114,6 @@ int run_sweep_command(const SweepOptions& o) {
   }
   for (const std::string& s : o.sequence_parallel) axes.sequence_parallel.push_back(parse_switch(s));
   for (const std::string& v : o.vary) axes.vary.push_back(parse_vary(v));
-  axes.overrides = o.overrides;
   if (!o.network.empty()) axes.overrides.push_back("network.model=" + o.network);
 
   explore::SweepOptions run;
@@ -165,18 +158,18 @@ void add_sweep_command(CLI::App& app, Action& action) {
   const auto list = [cmd = cmd](const char* name, std::vector<std::int64_t>& into, const char* what) {
     cmd->add_option(name, into, what)->delimiter(',');
   };
-  list("--tp", o->tp, "Tensor-parallel degrees, e.g. 4,8,16");
-  list("--pp", o->pp, "Pipeline-parallel degrees");
-  list("--dp", o->dp, "Data-parallel degrees (default: derived, the cluster's ranks / (tp x pp))");
-  list("--micro-batch", o->micro_batch, "Sequences per micro-batch");
-  list("--virtual-stages", o->virtual_stages, "Model chunks per pipeline rank (above 1: 1f1b-interleaved)");
-  list("--zero", o->zero, "ZeRO stages: 0, 1");
+  list("--tp", o->axes.tp, "Tensor-parallel degrees, e.g. 4,8,16");
+  list("--pp", o->axes.pp, "Pipeline-parallel degrees");
+  list("--dp", o->axes.dp, "Data-parallel degrees (default: derived, the cluster's ranks / (tp x pp))");
+  list("--micro-batch", o->axes.micro_batch, "Sequences per micro-batch");
+  list("--virtual-stages", o->axes.virtual_stages, "Model chunks per pipeline rank (above 1: 1f1b-interleaved)");
+  list("--zero", o->axes.zero, "ZeRO stages: 0, 1");
   cmd->add_option("--recompute", o->recompute, "Activation recompute modes: none, selective, full")->delimiter(',');
   cmd->add_option("--sp", o->sequence_parallel, "Sequence parallelism: on, off")->delimiter(',');
   cmd->add_option("--vary", o->vary,
                   "Any experiment field: PATH=V1,V2,... as --set takes it, e.g. cluster.count=16,32 or "
                   "cluster.chip.hbm_GiB=96,192 (repeatable: the product of all)");
-  cmd->add_option("--set", o->overrides, "Override a value for every plan: PATH=VALUE, as `trnsim run --set`");
+  cmd->add_option("--set", o->axes.overrides, "Override a value for every plan: PATH=VALUE, as `trnsim run --set`");
   cmd->add_option("--network", o->network, network_model_help())->check(CLI::IsMember(network_model_choices()));
   cmd->add_option("--threads", o->threads, "Plans simulated at once (default: all cores); the output does not depend on it")
       ->check(CLI::Range(1, 4096));
