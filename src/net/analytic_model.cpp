@@ -1,9 +1,15 @@
 #include "analytic_model.hpp"
 
+#include <algorithm>
+#include <bit>
+
 namespace trnsim::net {
 
 AnalyticModel::AnalyticModel(NetworkContext& context)
-    : context_(context), link_bytes_(static_cast<std::size_t>(context.topology.link_count()), 0.0) {}
+    : context_(context), link_bytes_(static_cast<std::size_t>(context.topology.link_count()), 0.0) {
+  tally_.bytes.assign(link_bytes_.size(), 0.0);
+  set_tally_.bytes.assign(link_bytes_.size(), 0.0);
+}
 
 void AnalyticModel::start(const Collective& c, sim::InlineHandler&& done) {
   const AnalyticResult* r = cache_.find(c);
@@ -19,31 +25,126 @@ void AnalyticModel::start_transfer(int src_rank, int dst_rank, double bytes, sim
   context_.engine.schedule_in(context_.transfer_time(r, bytes), std::move(done));
 }
 
+void AnalyticModel::start_group_set(const Collective& c, ReplicaSetId set, sim::InlineHandler&& done) {
+  SetCall& call = group_set_call(c, set);
+  ++call.calls;
+  settled_ = false;
+  context_.engine.schedule_in(call.result.time, std::move(done));
+}
+
+void AnalyticModel::start_pair_set(ReplicaSetId set, double bytes, sim::InlineHandler&& done) {
+  SetCall& call = pair_set_call(set, bytes);
+  ++call.calls;
+  settled_ = false;
+  context_.engine.schedule_in(call.result.time, std::move(done));
+}
+
 LinkTotals AnalyticModel::link_totals(LinkId l) const {
-  const double bytes = link_bytes_[static_cast<std::size_t>(l)];
+  if (!settled_) settle();
+  const auto i = static_cast<std::size_t>(l);
+  const double bytes = set_bytes_.empty() ? link_bytes_[i] : link_bytes_[i] + set_bytes_[i];
   return {bytes, bytes / context_.topology.link(l).bandwidth};
+}
+
+void AnalyticModel::settle() const {
+  set_bytes_.assign(link_bytes_.size(), 0.0);
+  for (const SetCall& call : set_calls_) {
+    const auto n = static_cast<double>(call.calls);
+    for (const auto& [link, bytes] : call.result.link_bytes) set_bytes_[static_cast<std::size_t>(link)] += n * bytes;
+  }
+  settled_ = true;
 }
 
 AnalyticResult AnalyticModel::result(const Schedule& s) {
   const Topology& topo = context_.topology;
   Router& router = context_.router;
-  std::vector<double> per_link(static_cast<std::size_t>(topo.link_count()), 0.0);
   for (const Phase& p : s.phases) {
     for (const Transfer& t : p.transfers) {
       const double b = t.bytes * p.repeats;
-      for (LinkId l : router.links(router.path(t.src, t.dst))) {
-        per_link[static_cast<std::size_t>(l)] += b;
-      }
+      for (LinkId l : router.links(router.path(t.src, t.dst))) tally_.add(l, b);
       // A reduction reads the receiver's own operand through its chip's DMA link.
-      if (p.reduce) per_link[static_cast<std::size_t>(topo.dma_link(t.dst))] += b;
+      if (p.reduce) tally_.add(topo.dma_link(t.dst), b);
     }
   }
   AnalyticResult r;
   r.time = context_.closed_form.estimate(s);
-  for (LinkId l = 0; l < topo.link_count(); ++l) {
-    if (per_link[static_cast<std::size_t>(l)] > 0) r.link_bytes.emplace_back(l, per_link[static_cast<std::size_t>(l)]);
-  }
+  r.link_bytes = tally_.take();
   return r;
+}
+
+AnalyticModel::SetCall& AnalyticModel::group_set_call(const Collective& c, ReplicaSetId set) {
+  const SetKey key{set, false, c.op, c.algorithm, c.bytes};
+  if (SetCall* call = find_set_call(key)) return *call;
+  // The time and link bytes one call per group would have: each group's closed form and
+  // schedule (its bytes per link summed on its own first, as start() credits them).
+  const GroupSet& groups = context_.group_sets[set];
+  Collective group{c.op, {}, c.bytes, c.algorithm};
+  AnalyticResult all;
+  for (std::size_t g = 0; g < groups.count(); ++g) {
+    const auto first = groups.ranks.begin() + static_cast<std::ptrdiff_t>(g * static_cast<std::size_t>(groups.group_size));
+    group.ranks.assign(first, first + groups.group_size);
+    const AnalyticResult r = result(context_.schedule(group));
+    all.time = std::max(all.time, r.time);
+    for (const auto& [link, bytes] : r.link_bytes) set_tally_.add(link, bytes);
+  }
+  all.link_bytes = set_tally_.take();
+  return add_set_call(key, std::move(all));
+}
+
+AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double bytes) {
+  const SetKey key{set, true, CollectiveOp::AllReduce, Algorithm::Auto, bytes};
+  if (SetCall* call = find_set_call(key)) return *call;
+  Router& router = context_.router;
+  AnalyticResult all;
+  for (const auto& [src, dst] : context_.pair_sets[set]) {
+    const Route& r = router.path(src, dst);
+    all.time = std::max(all.time, context_.transfer_time(r, bytes));
+    for (LinkId l : router.links(r)) set_tally_.add(l, bytes);
+  }
+  all.link_bytes = set_tally_.take();
+  return add_set_call(key, std::move(all));
+}
+
+AnalyticModel::SetCall* AnalyticModel::find_set_call(const SetKey& key) {
+  const auto it = set_index_.find(key);
+  return it == set_index_.end() ? nullptr : &set_calls_[it->second];
+}
+
+AnalyticModel::SetCall& AnalyticModel::add_set_call(const SetKey& key, AnalyticResult r) {
+  set_index_.emplace(key, static_cast<std::uint32_t>(set_calls_.size()));
+  return set_calls_.emplace_back(SetCall{std::move(r), 0});
+}
+
+std::size_t AnalyticModel::SetKeyHash::operator()(const SetKey& k) const {
+  // FNV-1a over the fields; only used to find equal keys, never to order anything.
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const std::uint64_t v : {static_cast<std::uint64_t>(k.set), static_cast<std::uint64_t>(k.pairs),
+                                static_cast<std::uint64_t>(k.op), static_cast<std::uint64_t>(k.algorithm),
+                                std::bit_cast<std::uint64_t>(k.bytes)}) {
+    h ^= v;
+    h *= 1099511628211ULL;
+  }
+  return static_cast<std::size_t>(h);
+}
+
+void AnalyticModel::LinkTally::add(LinkId l, double b) {
+  double& slot = bytes[static_cast<std::size_t>(l)];
+  if (slot == 0) touched.push_back(l);
+  slot += b;
+}
+
+std::vector<std::pair<LinkId, double>> AnalyticModel::LinkTally::take() {
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  std::vector<std::pair<LinkId, double>> out;
+  out.reserve(touched.size());
+  for (LinkId l : touched) {
+    double& slot = bytes[static_cast<std::size_t>(l)];
+    if (slot > 0) out.emplace_back(l, slot);
+    slot = 0;
+  }
+  touched.clear();
+  return out;
 }
 
 }  // namespace trnsim::net

@@ -3,6 +3,14 @@
 // (closed_form.hpp), computed once per distinct call; calls do not see each other. Link figures:
 // every byte a call's schedule sends is credited to the links of its route, and every byte a
 // reduction reads to the receiver's DMA link; busy time is bytes / bandwidth.
+//
+// Replicas collapse: a call on a registered set of groups (or pairs) is one engine event at the
+// slowest group's closed-form time, which is when the last of one call per group would complete.
+// Each distinct (set, op, algorithm, bytes) is computed once, with the bytes all its groups put on
+// each link; later calls only count, and the counts become link bytes when the figures are read.
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "network_model.hpp"
@@ -19,15 +27,58 @@ class AnalyticModel final : public NetworkModel {
   void start(const Collective& c, sim::InlineHandler&& done) override;
   // Contract: O(route hops), cached routes.
   void start_transfer(int src_rank, int dst_rank, double bytes, sim::InlineHandler&& done) override;
+  bool collapses_replicas() const override { return true; }
+  // Contract: O(1) after the first call of each distinct (set, op, algorithm, bytes): a lookup, a
+  // count and one engine event; the first costs one closed form and schedule pass per group.
+  void start_group_set(const Collective& c, ReplicaSetId set, sim::InlineHandler&& done) override;
+  // Contract: O(1) after the first call of each distinct (set, bytes); the first is O(route hops)
+  // per pair.
+  void start_pair_set(ReplicaSetId set, double bytes, sim::InlineHandler&& done) override;
   LinkTotals link_totals(LinkId l) const override;
   NetworkCounters counters() const override { return {}; }
 
  private:
+  // Bytes per link, gathered sparsely: a dense array and the links touched, emptied by take().
+  struct LinkTally {
+    std::vector<double> bytes;
+    std::vector<LinkId> touched;
+    void add(LinkId l, double b);
+    // The links with bytes > 0, in link order; leaves the tally empty. O(touched log touched).
+    std::vector<std::pair<LinkId, double>> take();
+  };
+  // A distinct call on a replica set: the slowest group's time, the bytes one call of all its
+  // groups puts on each link, and how many times it was started.
+  struct SetCall {
+    AnalyticResult result;
+    std::uint64_t calls = 0;
+  };
+  struct SetKey {
+    ReplicaSetId set;
+    bool pairs;  // a pair set (op and algorithm unused) or a group set
+    CollectiveOp op;
+    Algorithm algorithm;
+    double bytes;
+    bool operator==(const SetKey&) const = default;
+  };
+  struct SetKeyHash {
+    std::size_t operator()(const SetKey& k) const;
+  };
+
   AnalyticResult result(const Schedule& s);  // time and per-link bytes, for the cache
+  SetCall& group_set_call(const Collective& c, ReplicaSetId set);
+  SetCall& pair_set_call(ReplicaSetId set, double bytes);
+  SetCall* find_set_call(const SetKey& key);
+  SetCall& add_set_call(const SetKey& key, AnalyticResult r);
+  void settle() const;  // set_bytes_ from the set calls' counts
 
   NetworkContext& context_;
   AnalyticCache cache_;              // one result per distinct collective
-  std::vector<double> link_bytes_;  // per link, carried so far
+  std::vector<double> link_bytes_;  // per link, carried so far by start() and start_transfer()
+  LinkTally tally_, set_tally_;     // scratch for result() and for a set's groups
+  std::unordered_map<SetKey, std::uint32_t, SetKeyHash> set_index_;  // into set_calls_
+  std::vector<SetCall> set_calls_;  // in order of first call: the order settle() credits them in
+  mutable std::vector<double> set_bytes_;  // per link, carried by set calls (settle())
+  mutable bool settled_ = true;
 };
 
 }  // namespace trnsim::net

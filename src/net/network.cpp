@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "network_model.hpp"
+#include "trnsim/error.hpp"
 
 namespace trnsim::net {
 
@@ -26,6 +27,41 @@ void Network::start(const Collective& c, sim::InlineHandler done) { model_->star
 
 void Network::start_transfer(int src_rank, int dst_rank, double bytes, sim::InlineHandler done) {
   model_->start_transfer(src_rank, dst_rank, bytes, std::move(done));
+}
+
+ReplicaSetId Network::add_group_set(std::span<const std::int32_t> ranks, int group_size) {
+  if (group_size <= 0 || ranks.size() % static_cast<std::size_t>(group_size) != 0) {
+    throw InputError(fmt::format("network: {} ranks do not form groups of {}", ranks.size(), group_size));
+  }
+  auto& sets = context_->group_sets;
+  sets.push_back(GroupSet{group_size, std::vector<int>(ranks.begin(), ranks.end())});
+  return static_cast<ReplicaSetId>(sets.size() - 1);
+}
+
+ReplicaSetId Network::add_pair_set(std::span<const std::pair<std::int32_t, std::int32_t>> pairs) {
+  auto& sets = context_->pair_sets;
+  sets.emplace_back(pairs.begin(), pairs.end());
+  return static_cast<ReplicaSetId>(sets.size() - 1);
+}
+
+bool Network::collapses_replicas() const { return model_->collapses_replicas(); }
+
+void Network::start_group_set(const Collective& c, ReplicaSetId set, sim::InlineHandler done) {
+  if (set >= context_->group_sets.size()) throw InternalError(fmt::format("network: group set {} of {}", set, context_->group_sets.size()));
+  model_->start_group_set(c, set, std::move(done));
+}
+
+void Network::start_pair_set(ReplicaSetId set, double bytes, sim::InlineHandler done) {
+  if (set >= context_->pair_sets.size()) throw InternalError(fmt::format("network: pair set {} of {}", set, context_->pair_sets.size()));
+  model_->start_pair_set(set, bytes, std::move(done));
+}
+
+void NetworkModel::start_group_set(const Collective&, ReplicaSetId, sim::InlineHandler&&) {
+  throw InternalError("network: this model starts one call per group (collapses_replicas() is false)");
+}
+
+void NetworkModel::start_pair_set(ReplicaSetId, double, sim::InlineHandler&&) {
+  throw InternalError("network: this model starts one transfer per pair (collapses_replicas() is false)");
 }
 
 sim::Time Network::estimate(const Collective& c) { return context_->closed_form.estimate(c); }

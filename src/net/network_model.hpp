@@ -2,6 +2,10 @@
 // Net-internal: the interface every network model implements, and the context they share.
 // net::Network (include/trnsim/net/network.hpp) owns one context and one model, chosen by name
 // from the registry (include/trnsim/net/network_models.hpp, rows in network_models.cpp).
+#include <cstddef>
+#include <utility>
+#include <vector>
+
 #include "trnsim/net/analytic_cache.hpp"
 #include "trnsim/net/closed_form.hpp"
 #include "trnsim/net/collective.hpp"
@@ -12,6 +16,14 @@
 #include "trnsim/sim/inline_handler.hpp"
 
 namespace trnsim::net {
+
+// Registered replica sets (Network::add_group_set, add_pair_set); ids index these lists.
+struct GroupSet {
+  int group_size = 0;
+  std::vector<int> ranks;  // groups back to back
+  std::size_t count() const { return ranks.size() / static_cast<std::size_t>(group_size); }
+};
+using PairSet = std::vector<std::pair<int, int>>;
 
 // What every model reads: the engine, the topology and its routes, the closed form. Built once
 // per Network; never moves (models keep a reference).
@@ -31,6 +43,8 @@ struct NetworkContext {
   Router router;
   ClosedForm closed_form;
   CollectiveCache<sim::Time> expected;  // Network::expected(): closed-form times already computed
+  std::vector<GroupSet> group_sets;
+  std::vector<PairSet> pair_sets;
 };
 
 struct LinkTotals {
@@ -44,12 +58,18 @@ struct LinkTotals {
 //    that forwarding it from the facade moves it once, into its final place.
 //  - No allocation per call in steady state (per distinct call, caches may grow).
 //  - Deterministic: the same calls at the same times give the same completions and figures.
+//  - A model that collapses replicas implements start_group_set() and start_pair_set() with the
+//    completion time and link figures of one call per group, in one engine event.
 class NetworkModel {
  public:
   virtual ~NetworkModel() = default;
   virtual void start(const Collective& c, sim::InlineHandler&& done) = 0;
   virtual void start_transfer(int src_rank, int dst_rank, double bytes, sim::InlineHandler&& done) = 0;
-  // Link `l`'s traffic so far (report time). O(1).
+  virtual bool collapses_replicas() const { return false; }
+  virtual void start_group_set(const Collective& c, ReplicaSetId set, sim::InlineHandler&& done);
+  virtual void start_pair_set(ReplicaSetId set, double bytes, sim::InlineHandler&& done);
+  // Link `l`'s traffic so far (report time). O(1), after a first call that may settle what
+  // collapsed calls counted (O(their links)).
   virtual LinkTotals link_totals(LinkId l) const = 0;
   virtual NetworkCounters counters() const = 0;
 

@@ -47,6 +47,7 @@ class Run {
   Run(sim::Engine& engine, const StepGraph& graph, std::span<const double> work_seconds,
       Communicator& comm, const ExecutorOptions& options)
       : engine_(engine), graph_(graph), work_seconds_(work_seconds), comm_(comm), options_(options) {
+    comm_.bind(graph_);
     index_ranks();
     index_collectives();
     timeline_.spans.resize(graph_.tasks.size());
@@ -101,10 +102,12 @@ class Run {
 
   // Bytes/s one member of `c` moves through HBM (HbmSharing); 0 when not modelled or unknown.
   double hbm_demand(const Collective& c) {
-    if (!(options_.hbm_sharing.rank_hbm_bytes_per_s > 0) || c.groups.empty()) return 0;
+    if (!(options_.hbm_sharing.rank_hbm_bytes_per_s > 0) || c.group_set >= graph_.group_sets.size()) return 0;
+    const int group_size = graph_.group_sets[c.group_set].group_size;
+    if (group_size == 0) return 0;
     const double seconds = comm_.expected_seconds(c);
     if (!(seconds > 0)) return 0;
-    return collective_hbm_bytes(c.op, static_cast<int>(c.groups[0].size()), c.bytes) / seconds;
+    return collective_hbm_bytes(c.op, group_size, c.bytes) / seconds;
   }
 
   void index_collectives() {
@@ -152,10 +155,7 @@ class Run {
         const std::size_t slot = graph_.rank_slot(task.rank);
         ++on_network_[slot];
         reprice(slot);
-        const auto replicas = t < graph_.replica_transfers.size()
-                                  ? std::span<const RankPair>(graph_.replica_transfers[t])
-                                  : std::span<const RankPair>();
-        comm_.start_transfer(task.rank, task.peer, task.bytes, replicas,
+        comm_.start_transfer(task.rank, task.peer, task.bytes, task.index,
                              sim::InlineHandler([this, t] { transfer_done(t); }));
         break;
       }

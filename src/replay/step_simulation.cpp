@@ -64,7 +64,7 @@ void replay_step(const StepInput& input, StepRun& run) {
   const auto t_sim = std::chrono::steady_clock::now();
   sim::Engine engine;
   net::Network network(input.cluster, input.network, engine, input.software.collectives);
-  NetCommunicator comm(network, input.algorithm);
+  NetCommunicator comm(network, input.algorithm, input.collapse_replicas);
   ExecutorOptions exec;
   exec.comm_compute_slowdown = run.comm_compute_slowdown;
   // GPUs: NCCL's use of SMs and HBM is in comm_compute_slowdown; Trainium: shared HBM only.

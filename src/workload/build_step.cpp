@@ -1,6 +1,7 @@
 #include "trnsim/workload/build_step.hpp"
 
 #include <limits>
+#include <map>
 #include <utility>
 
 #include "chunk_program.hpp"
@@ -219,6 +220,7 @@ class Builder {
       if (next_vs >= 0 && next_vs < virtual_count_ && next_vs % plan_.pp != p) {
         Task t = base;
         t.kind = TaskKind::Transfer;
+        t.index = std::numeric_limits<std::uint32_t>::max();  // no replicas, unless finish() names a set
         t.stream = Stream::PpComm;
         t.category = Category::PpComm;
         t.micro_batch = u.micro_batch;
@@ -327,11 +329,16 @@ class Builder {
 
   void finish() {
     if (opts_.symmetric) {
-      graph_.replica_transfers.resize(graph_.tasks.size());
+      // Every transfer from one stage to another has the same replicas: one list per such pair.
+      std::map<std::pair<I64, I64>, std::uint32_t> sets;
       for (TaskId id : transfers_) {
-        const Task& t = graph_.tasks[id];
+        Task& t = graph_.tasks[id];
         const I64 to = layout_.coord(t.peer).pp;
-        auto& list = graph_.replica_transfers[id];
+        const auto [at, fresh] = sets.try_emplace({t.stage, to}, static_cast<std::uint32_t>(graph_.replica_sets.size()));
+        t.index = at->second;
+        if (!fresh) continue;
+        auto& list = graph_.replica_sets.emplace_back();
+        list.reserve(static_cast<std::size_t>(plan_.dp * plan_.tp - 1));
         for (I64 d = 0; d < plan_.dp; ++d) {
           for (I64 tp = 0; tp < plan_.tp; ++tp) {
             if (tp == 0 && d == 0) continue;

@@ -22,25 +22,38 @@ std::size_t CollectiveCalls::group_instance(GroupKind kind, const RankLayout::Co
   return idx(dp * pp + tp * pp + c.tp + tp * c.dp);
 }
 
-std::vector<std::vector<std::int32_t>> CollectiveCalls::groups(GroupKind kind, const RankLayout::Coord& c) const {
-  std::vector<std::vector<std::int32_t>> g;
+GroupSet CollectiveCalls::groups(GroupKind kind, const RankLayout::Coord& c) const {
+  GroupSet g;
+  auto add = [&g](const std::vector<std::int32_t>& group) {
+    g.group_size = static_cast<std::int32_t>(group.size());
+    g.ranks.insert(g.ranks.end(), group.begin(), group.end());
+  };
   switch (kind) {
     case GroupKind::Tp:
-      if (!symmetric_) return {layout_.tp_group(c.dp, c.pp)};
-      for (std::int64_t d = 0; d < layout_.dp(); ++d) g.push_back(layout_.tp_group(d, c.pp));
+      if (!symmetric_) {
+        add(layout_.tp_group(c.dp, c.pp));
+        return g;
+      }
+      for (std::int64_t d = 0; d < layout_.dp(); ++d) add(layout_.tp_group(d, c.pp));
       return g;
     case GroupKind::Dp:
-      if (!symmetric_) return {layout_.dp_group(c.tp, c.pp)};
-      for (std::int64_t t = 0; t < layout_.tp(); ++t) g.push_back(layout_.dp_group(t, c.pp));
+      if (!symmetric_) {
+        add(layout_.dp_group(c.tp, c.pp));
+        return g;
+      }
+      for (std::int64_t t = 0; t < layout_.tp(); ++t) add(layout_.dp_group(t, c.pp));
       return g;
     case GroupKind::Tied: break;
   }
   auto pair = [&](std::int64_t t, std::int64_t d) {
-    return std::vector<std::int32_t>{layout_.rank(t, d, 0), layout_.rank(t, d, layout_.pp() - 1)};
+    add({layout_.rank(t, d, 0), layout_.rank(t, d, layout_.pp() - 1)});
   };
-  if (!symmetric_) return {pair(c.tp, c.dp)};
+  if (!symmetric_) {
+    pair(c.tp, c.dp);
+    return g;
+  }
   for (std::int64_t d = 0; d < layout_.dp(); ++d) {
-    for (std::int64_t t = 0; t < layout_.tp(); ++t) g.push_back(pair(t, d));
+    for (std::int64_t t = 0; t < layout_.tp(); ++t) pair(t, d);
   }
   return g;
 }
@@ -56,8 +69,11 @@ std::uint32_t CollectiveCalls::collective(GroupKind kind, const RankLayout::Coor
   const auto key = std::make_tuple(static_cast<int>(kind), set, static_cast<int>(op), bytes);
   auto it = index_.find(key);
   if (it != index_.end()) return it->second;
+  // Every op and size on one replica set shares its group set.
+  const auto [at, fresh] = sets_.try_emplace({static_cast<int>(kind), set}, static_cast<std::uint32_t>(graph_.group_sets.size()));
+  if (fresh) graph_.group_sets.push_back(groups(kind, c));
   const auto id = static_cast<std::uint32_t>(graph_.collectives.size());
-  graph_.collectives.push_back(Collective{op, bytes, groups(kind, c)});
+  graph_.collectives.push_back(Collective{op, bytes, at->second});
   index_.emplace(key, id);
   return id;
 }

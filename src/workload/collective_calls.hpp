@@ -1,9 +1,11 @@
 #pragma once
-// Collective bookkeeping for build_step: shared Collective descriptions (op, bytes, replica
-// groups) and call ids that match the k-th call of every member of a group.
+// Collective bookkeeping for build_step: shared Collective descriptions (op, bytes, group set),
+// each distinct group set stored once, and call ids that match the k-th call of every member of
+// a group.
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "trnsim/workload/plan.hpp"
@@ -29,13 +31,14 @@ class CollectiveCalls {
 
  private:
   std::size_t group_instance(GroupKind kind, const RankLayout::Coord& c) const;
-  std::vector<std::vector<std::int32_t>> groups(GroupKind kind, const RankLayout::Coord& c) const;
+  GroupSet groups(GroupKind kind, const RankLayout::Coord& c) const;
 
   const RankLayout& layout_;
   bool symmetric_;
   StepGraph& graph_;
   std::vector<std::vector<std::uint32_t>> calls_;  // per group instance, call ids in order
   std::map<std::tuple<int, std::int64_t, int, double>, std::uint32_t> index_;
+  std::map<std::pair<int, std::int64_t>, std::uint32_t> sets_;  // (kind, replica set) -> group set
 };
 
 }  // namespace trnsim::workload

@@ -10,6 +10,10 @@ void throw_unsimulated_rank(std::int32_t rank) {
   throw InternalError(fmt::format("StepGraph: task on rank {} that is not simulated", rank));
 }
 
+void throw_bad_group_set(std::uint32_t set, std::size_t sets) {
+  throw InternalError(fmt::format("StepGraph: collective on group set {} of {}", set, sets));
+}
+
 CallMembers call_members(const StepGraph& graph) {
   CallMembers m;
   const std::size_t calls = graph.calls;

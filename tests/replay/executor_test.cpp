@@ -131,7 +131,8 @@ TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute 
   StepGraph g = b.finish({0}, 1, 1);
   g.collectives[0].op = workload::CollectiveOp::AllReduce;
   g.collectives[0].bytes = 1e6;
-  g.collectives[0].groups = {{0, 1}};
+  g.group_sets = {workload::GroupSet{2, {0, 1}}};
+  g.collectives[0].group_set = 0;
   sim::Engine engine;
   test::ExpectingCommunicator comm(engine, us(10));
   const std::vector<double> seconds{3e-6};

@@ -16,8 +16,7 @@ class FixedCommunicator final : public replay::Communicator {
     ++collectives_started;
     engine_.schedule_in(collective_, std::move(done));
   }
-  void start_transfer(std::int32_t, std::int32_t, double, std::span<const replay::RankPair>,
-                      sim::InlineHandler done) override {
+  void start_transfer(std::int32_t, std::int32_t, double, std::uint32_t, sim::InlineHandler done) override {
     ++transfers_started;
     engine_.schedule_in(transfer_, std::move(done));
   }
@@ -37,8 +36,7 @@ class ExpectingCommunicator final : public replay::Communicator {
   void start_collective(const workload::Collective&, sim::InlineHandler done) override {
     engine_.schedule_in(t_, std::move(done));
   }
-  void start_transfer(std::int32_t, std::int32_t, double, std::span<const replay::RankPair>,
-                      sim::InlineHandler done) override {
+  void start_transfer(std::int32_t, std::int32_t, double, std::uint32_t, sim::InlineHandler done) override {
     engine_.schedule_in(t_, std::move(done));
   }
   double expected_seconds(const workload::Collective&) override { return t_.to_seconds(); }

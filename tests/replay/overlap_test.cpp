@@ -138,10 +138,11 @@ TEST_CASE("executor: compute's HBM share follows the collectives in flight while
       b.edge(late, b.collective(1, 1, Stream::DpComm));
     }
     StepGraph g = b.finish({0, 1}, 2, second_call ? 2 : 1);
+    g.group_sets = {workload::GroupSet{2, {0, 1}}};
     for (auto& c : g.collectives) {
       c.op = workload::CollectiveOp::AllReduce;
       c.bytes = 1e6;
-      c.groups = {{0, 1}};
+      c.group_set = 0;
     }
     sim::Engine engine;
     test::ExpectingCommunicator comm(engine, sim::Time::seconds(10e-6));

@@ -128,7 +128,9 @@ TEST_CASE("build_step: symmetric and full builds give the representative the sam
   }
   for (const auto& task : all.tasks) {
     if (task.kind != TaskKind::Collective) continue;
-    const auto& group = all.collectives[task.index].groups.at(0);
+    const auto& groups = all.groups_of(all.collectives[task.index]);
+    REQUIRE(groups.count() == 1);
+    const auto group = groups.group(0);
     CHECK(members[task.call] == std::set<std::int32_t>(group.begin(), group.end()));
   }
 }
@@ -140,28 +142,35 @@ TEST_CASE("build_step: symmetric replicas cover every rank's traffic") {
   const RankLayout layout(4, 2, 2, "tp,dp,pp");
   for (const auto& task : g.tasks) {
     if (task.kind == TaskKind::Collective) {
-      const auto& groups = g.collectives[task.index].groups;
+      const auto& groups = g.groups_of(g.collectives[task.index]);
       std::set<std::int32_t> ranks, stages;
-      for (const auto& grp : groups) {
-        ranks.insert(grp.begin(), grp.end());
-        for (auto r : grp) stages.insert(static_cast<std::int32_t>(layout.coord(r).pp));
+      for (auto r : groups.ranks) {
+        ranks.insert(r);
+        stages.insert(static_cast<std::int32_t>(layout.coord(r).pp));
       }
-      CHECK(std::count(groups[0].begin(), groups[0].end(), task.rank) == 1);
+      const auto simulated = groups.group(0);
+      CHECK(std::count(simulated.begin(), simulated.end(), task.rank) == 1);
       if (stages.size() == 1) {
         // TP and DP calls: the groups partition the stage's 8 ranks (TP: 2 groups of 4; DP: 4 of 2).
         CHECK(ranks.size() == 8);
         CHECK(*stages.begin() == task.stage);
       } else {
         // The tied-embedding sync pairs each (tp, dp) of the first stage with the last: 8 pairs.
-        CHECK(groups.size() == 8);
+        CHECK(groups.count() == 8);
         CHECK(ranks.size() == 16);
         CHECK(g.collectives[task.index].op == CollectiveOp::AllReduce);
       }
     }
     if (task.kind == TaskKind::Transfer) {
       // 8 (tp, dp) pairs send the same activation: the task and 7 replicas.
-      CHECK(g.replica_transfers[static_cast<std::size_t>(&task - g.tasks.data())].size() == 7);
+      const auto replicas = g.replicas(task.index);
+      CHECK(replicas.size() == 7);
       CHECK(layout.coord(task.peer).pp != task.stage);
+      // Each replica is the task's transfer for another (tp, dp): the same two stages.
+      for (const auto& [from, to] : replicas) {
+        CHECK(layout.coord(from).pp == task.stage);
+        CHECK(layout.coord(to).pp == layout.coord(task.peer).pp);
+      }
     }
   }
 }

@@ -6,13 +6,19 @@
 //  - flow: every call and point-to-point transfer in flight shares the same links max-min fairly,
 //    so they contend; what is simulated, and at what grain, is the flow-model contract in
 //    src/net/flow_model.hpp.
+// Replicas (a symmetric simulation's identical groups) start as one call on a registered set of
+// groups or point-to-point pairs: the analytic model answers it with one engine event whatever
+// the number of groups (collapses_replicas); the other models leave it to the caller to start
+// one call per group, so that the groups' flows contend.
 // The models live in src/net/ behind the NetworkModel interface (src/net/network_model.hpp); this
 // facade holds what they share (topology, router, closed form) and forwards each call with one
 // indirect call per call, none per flow event.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trnsim/hw/specs.hpp"
@@ -25,6 +31,9 @@
 #include "trnsim/sim/time.hpp"
 
 namespace trnsim::net {
+
+// A registered set of groups or of point-to-point pairs (Network::add_group_set, add_pair_set).
+using ReplicaSetId = std::uint32_t;
 
 struct LinkUsage {
   LinkId id = 0;
@@ -66,6 +75,22 @@ class Network {
   // Point-to-point (pipeline send/recv): `bytes` from src_rank to dst_rank, costing what a
   // one-step, one-message send-recv collective costs (ClosedForm::transfer_time).
   void start_transfer(int src_rank, int dst_rank, double bytes, sim::InlineHandler done);
+
+  // Replicas. Contract: registers groups of `group_size` ranks each, back to back in `ranks`
+  // (InputError unless group_size > 0 divides ranks.size()); O(ranks), a copy.
+  ReplicaSetId add_group_set(std::span<const std::int32_t> ranks, int group_size);
+  // Contract: registers point-to-point pairs (src rank, dst rank) that move the same bytes
+  // together; O(pairs), a copy.
+  ReplicaSetId add_pair_set(std::span<const std::pair<std::int32_t, std::int32_t>> pairs);
+  // True when this model starts a set as one call (start_group_set, start_pair_set): analytic.
+  bool collapses_replicas() const;
+  // Contract: where collapses_replicas(), begins `c` (its ranks ignored) on every group of `set`
+  // at engine.now() and runs `done` once, from one engine event, when the last group completes:
+  // the completion time and the link traffic of one start() per group, at O(1) per call after the
+  // first of each distinct (set, op, algorithm, bytes). InternalError elsewhere.
+  void start_group_set(const Collective& c, ReplicaSetId set, sim::InlineHandler done);
+  // The same for start_transfer() on every pair of a pair set.
+  void start_pair_set(ReplicaSetId set, double bytes, sim::InlineHandler done);
 
   // Closed-form time of `c` alone on the network (the analytic model, whatever this network's model).
   sim::Time estimate(const Collective& c);

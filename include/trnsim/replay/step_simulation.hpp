@@ -29,6 +29,9 @@ struct StepInput {
   // analytic optimum; else forced on every collective.
   net::Algorithm algorithm = net::Algorithm::Auto;
   bool symmetric = true;  // simulate one rank per pipeline stage (BuildOptions::symmetric)
+  // Start a collective's (or transfer's) identical replicas as one network call where the model
+  // allows (analytic: one event); off: one call per group, as a reference (same step time).
+  bool collapse_replicas = true;
 };
 
 struct StepRun {

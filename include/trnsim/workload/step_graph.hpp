@@ -5,7 +5,9 @@
 //
 // Scale: identical ranks may be simulated once. A StepGraph lists the *simulated* ranks; every
 // collective names the full groups of real ranks it involves (the network carries all their
-// traffic), so the links still see every flow that crosses them.
+// traffic), so the links still see every flow that crosses them. Those lists are stored once per
+// distinct list (group_sets, replica_sets), not per collective or transfer: the graph's size does
+// not grow with the data-parallel degree beyond them.
 //
 // Conventions (workload::build_step; the replay executor relies on them):
 // - Order on a rank: every task of a simulated rank except Transfer and DpComm collectives is
@@ -15,7 +17,7 @@
 // - A collective call may involve several simulated ranks (full builds; the tied-embedding sync
 //   between the first and last stage): all tasks with the same `call` form one call. The call
 //   starts when all of them are ready and they all finish together. Collective entries are shared
-//   descriptions (op, bytes, groups): many calls point at one entry through Task::index.
+//   descriptions (op, bytes, group set): many calls point at one entry through Task::index.
 // - Transfer tasks belong to the sender, on its PpComm stream; the receiver's consumer task is
 //   among their successors.
 // - DP gradient buckets (DpComm) depend on the backward task that completes their last gradient
@@ -55,16 +57,30 @@ enum class Category : std::uint8_t {
 // The network layer's operations (all-reduce, reduce-scatter, all-gather, all-to-all, broadcast).
 using CollectiveOp = net::CollectiveOp;
 
+// Groups of real ranks that run one call at the same moment (by symmetry), `group_size` ranks
+// each, back to back in `ranks`, each group in ring order. Group 0 holds the simulated members;
+// the others are identical replicas whose traffic also loads the network.
+struct GroupSet {
+  std::int32_t group_size = 0;
+  std::vector<std::int32_t> ranks;
+
+  std::size_t count() const { return group_size > 0 ? ranks.size() / static_cast<std::size_t>(group_size) : 0; }
+  std::span<const std::int32_t> group(std::size_t g) const {
+    const auto n = static_cast<std::size_t>(group_size);
+    return {ranks.data() + g * n, n};
+  }
+};
+
 // One collective call. `bytes` is the per-rank buffer size as nccl-tests defines it (all-reduce:
 // the reduced tensor; all-gather: the gathered output; reduce-scatter: the input).
 struct Collective {
   CollectiveOp op = CollectiveOp::AllReduce;
   double bytes = 0;
-  // Groups of real ranks that run this same call at the same moment (by symmetry). groups[0]
-  // holds the simulated members; the others are identical replicas whose traffic also loads the
-  // network. Each group lists ranks in ring order.
-  std::vector<std::vector<std::int32_t>> groups;
+  std::uint32_t group_set = 0;  // its groups: StepGraph::group_sets[group_set]
 };
+
+// A point-to-point transfer between real ranks (src, dst).
+using RankPair = std::pair<std::int32_t, std::int32_t>;
 
 using TaskId = std::uint32_t;
 
@@ -76,10 +92,12 @@ struct Task {
   std::int32_t layer = -1;        // global layer index, -1 when not per layer
   std::int32_t micro_batch = -1;  // -1 when not per micro-batch
   std::int32_t stage = 0;         // pipeline stage of `rank`
-  std::uint32_t index = 0;        // Compute: into StepGraph::works; Collective: into collectives
+  // Compute: into StepGraph::works; Collective: into collectives; Transfer: into replica_sets
+  // (an index past its end: no replicas).
+  std::uint32_t index = 0;
   std::uint32_t call = 0;         // Collective: call id in [0, StepGraph::calls), shared by members
   // Transfer (pipeline send/recv): from `rank` to `peer`, `bytes`. Its successors on the peer
-  // model the receive; StepGraph::replica_transfers lists identical replicas.
+  // model the receive; StepGraph::replica_sets[index] lists identical replicas.
   std::int32_t peer = -1;
   double bytes = 0;
   std::uint32_t deps = 0;         // number of predecessors
@@ -92,23 +110,37 @@ struct StepGraph {
   std::vector<TaskId> successors;           // CSR adjacency, see Task::succ_begin
   std::vector<Work> works;                  // shared: identical layers point at one Work
   std::vector<Collective> collectives;
+  std::vector<GroupSet> group_sets;         // shared: every collective between the same groups
   std::vector<std::int32_t> simulated_ranks;  // ranks that carry tasks, ascending
   std::int32_t total_ranks = 0;             // real ranks in the job
-  // Replica transfers for Transfer tasks by symmetry: for task t, replica_transfers[t] lists
-  // (src, dst) pairs that move the same bytes at the same time. Empty when not symmetric.
-  std::vector<std::vector<std::pair<std::int32_t, std::int32_t>>> replica_transfers;
+  // Replica transfers by symmetry: a Transfer task's replica_sets[index] lists the (src, dst)
+  // pairs that move the same bytes at the same time as it, the task's own pair excluded; one list
+  // per pair of stages, shared by all their transfers. Empty when not symmetric.
+  std::vector<std::vector<RankPair>> replica_sets;
   std::uint32_t calls = 0;                  // number of distinct collective calls (Task::call)
   std::vector<std::string> findings;        // layout findings (a TP group spanning instances)
 
   // Contract: the index of `rank` in simulated_ranks, the slot of per-simulated-rank arrays.
   // Throws InternalError for a rank that is not simulated. O(log simulated ranks), no allocation.
   std::size_t rank_slot(std::int32_t rank) const;
+  // Contract: c's groups; throws InternalError for a group set out of range. O(1).
+  const GroupSet& groups_of(const Collective& c) const;
+  // The replicas of a Transfer task's index (empty past replica_sets' end). O(1).
+  std::span<const RankPair> replicas(std::uint32_t replica_set) const {
+    return replica_set < replica_sets.size() ? std::span<const RankPair>(replica_sets[replica_set]) : std::span<const RankPair>();
+  }
   bool simulates(std::int32_t rank) const {
     return std::binary_search(simulated_ranks.begin(), simulated_ranks.end(), rank);
   }
 };
 
 [[noreturn]] void throw_unsimulated_rank(std::int32_t rank);
+[[noreturn]] void throw_bad_group_set(std::uint32_t set, std::size_t sets);
+
+inline const GroupSet& StepGraph::groups_of(const Collective& c) const {
+  if (c.group_set >= group_sets.size()) throw_bad_group_set(c.group_set, group_sets.size());
+  return group_sets[c.group_set];
+}
 
 inline std::size_t StepGraph::rank_slot(std::int32_t rank) const {
   const auto it = std::lower_bound(simulated_ranks.begin(), simulated_ranks.end(), rank);

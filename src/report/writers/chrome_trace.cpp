@@ -182,8 +182,9 @@ class TraceWriter {
       b.append(std::string_view(",\"bytes\":"));
       append_number(b, c ? c->bytes : t.bytes);
       if (c) {
-        const std::size_t group = c->groups.empty() ? 0 : c->groups.front().size();
-        fmt::format_to(it, R"(,"op":"{}","group_size":{},"groups":{})", trnsim::to_string(c->op), group, c->groups.size());
+        const workload::GroupSet* groups = c->group_set < graph_.group_sets.size() ? &graph_.group_sets[c->group_set] : nullptr;
+        fmt::format_to(it, R"(,"op":"{}","group_size":{},"groups":{})", trnsim::to_string(c->op),
+                       groups ? groups->group_size : 0, groups ? groups->count() : 0);
       } else {
         fmt::format_to(it, R"(,"to_rank":{})", t.peer);
       }

@@ -61,7 +61,7 @@ void write_rank_counters(EventStream& events, const workload::StepGraph& graph, 
     double bus_bytes = t.bytes;       // a send moves its bytes once
     if (t.kind == TaskKind::Collective) {
       const workload::Collective& c = graph.collectives[t.index];
-      const int n = c.groups.empty() ? 1 : static_cast<int>(c.groups.front().size());
+      const int n = c.group_set < graph.group_sets.size() ? graph.group_sets[c.group_set].group_size : 1;
       bus_bytes = c.bytes * net::bus_bandwidth_factor(c.op, n);
     }
     const double gbps = bus_bytes / (s.end - s.active).to_seconds() / kGB;

@@ -1,0 +1,142 @@
+// Replica sets: a call on a set of identical groups (or pairs) costs one engine event where the
+// model collapses it (analytic), with the completion time and link traffic of one call per group.
+#include <catch2/catch.hpp>
+
+#include <utility>
+#include <vector>
+
+#include "test_clusters.hpp"
+#include "trnsim/error.hpp"
+#include "trnsim/net/network.hpp"
+
+using namespace trnsim;
+using net::Algorithm;
+using net::CollectiveOp;
+using net::NetworkModelKind;
+
+namespace {
+
+// 8 GPUs behind one switch, the calibration of the ring test in network_model_test.cpp:
+// launch L = 10 us, message M = 2 us, step synchronisation S = 5 us, 1 us per ring neighbour.
+hw::ClusterSpec ring_cluster(int nodes) {
+  auto c = test::gpu_cluster(8, nodes);
+  c.instance.calibration.collective_launch_s = 10e-6;
+  c.instance.calibration.collective_message_s = 2e-6;
+  c.instance.calibration.collective_step_s = 5e-6;
+  return c;
+}
+
+// Completion of the last of one start() per group, on a fresh network.
+sim::Time last_of_groups(const hw::ClusterSpec& c, const std::vector<std::vector<int>>& groups, double bytes) {
+  sim::Engine engine;
+  net::Network net(c, NetworkModelKind::Analytic, engine);
+  sim::Time last;
+  for (const auto& g : groups) {
+    net.start(net::Collective{CollectiveOp::AllReduce, g, bytes, Algorithm::Ring}, [&] { last = engine.now(); });
+  }
+  engine.run();
+  return last;
+}
+
+}  // namespace
+
+TEST_CASE("network: a group set is one event at its slowest group's time, its links carry every group's bytes") {
+  const double s = 8e6;
+  SECTION("two 4-GPU rings on one switch, started three times") {
+    const auto c = ring_cluster(1);
+    sim::Engine engine;
+    net::Network net(c, NetworkModelKind::Analytic, engine);
+    REQUIRE(net.collapses_replicas());
+    const std::vector<std::int32_t> ranks{0, 1, 2, 3, 4, 5, 6, 7};
+    const net::ReplicaSetId set = net.add_group_set(ranks, 4);
+    std::vector<sim::Time> done;
+    const net::Collective call{CollectiveOp::AllReduce, {}, s, Algorithm::Ring};
+    for (int i = 0; i < 3; ++i) {
+      engine.schedule(sim::Time::us(1000 * i), [&] { net.start_group_set(call, set, [&] { done.push_back(engine.now()); }); });
+    }
+    engine.run();
+    // Per group: 2(n-1) = 6 steps of M + 1 us + max(S, S/n / 100 GB/s = 20 us) = 23 us, + L:
+    // 148 us after each start. Three starts and three completions: 6 events, not 3 + 2 x 3.
+    REQUIRE(done.size() == 3);
+    for (int i = 0; i < 3; ++i) CHECK(done[static_cast<std::size_t>(i)] == sim::Time::us(1000 * i + 148));
+    CHECK(engine.events_processed() == 6);
+    // Each rank sends 2(n-1) chunks of S/n = 1.5 S to its ring neighbour: 1.5 S on its GPU ->
+    // switch link and 1.5 S on the receiver's switch -> GPU link; the n-1 reduce steps read
+    // (n-1)/n S = 0.75 S through each receiver's DMA link. Three calls of both groups.
+    int dma_links = 0, other_links = 0;
+    double total = 0;
+    for (const auto& u : net.link_usage()) {
+      const bool dma = u.kind == net::LinkKind::Dma;
+      ++(dma ? dma_links : other_links);
+      total += u.bytes;
+      CHECK(u.bytes == Approx(3 * (dma ? 0.75 : 1.5) * s).epsilon(1e-12));
+    }
+    // 8 DMA links, 8 uplinks and 8 downlinks: 3 x 8 x (1.5 + 1.5 + 0.75) S in all.
+    CHECK(dma_links == 8);
+    CHECK(other_links == 16);
+    CHECK(total == Approx(3 * 8 * (1.5 + 1.5 + 0.75) * s).epsilon(1e-12));
+  }
+  SECTION("groups of different speed: the set ends with the slowest, as one call per group would") {
+    // Two nodes: {0, 1, 2, 3} stays on one switch, {4, 5, 8, 9} crosses EFA at 25 GB/s per GPU.
+    const auto c = ring_cluster(2);
+    const std::vector<std::vector<int>> groups{{0, 1, 2, 3}, {4, 5, 8, 9}};
+    const sim::Time fast = last_of_groups(c, {groups[0]}, s);
+    const sim::Time slow = last_of_groups(c, {groups[1]}, s);
+    REQUIRE(fast == sim::Time::us(148));
+    REQUIRE(slow > fast);
+    sim::Engine engine;
+    net::Network net(c, NetworkModelKind::Analytic, engine);
+    const std::vector<std::int32_t> ranks{0, 1, 2, 3, 4, 5, 8, 9};
+    sim::Time done;
+    net.start_group_set(net::Collective{CollectiveOp::AllReduce, {}, s, Algorithm::Ring}, net.add_group_set(ranks, 4),
+                        [&] { done = engine.now(); });
+    engine.run();
+    CHECK(done == slow);
+    CHECK(done == last_of_groups(c, groups, s));
+  }
+}
+
+TEST_CASE("network: a pair set is one event at its slowest transfer's time, each route carrying the bytes") {
+  // Pairs 0 -> 1 (one switch: 2 links of 100 GB/s) and 2 -> 9 (across EFA at 25 GB/s): the set
+  // ends when the slower transfer, started alone, would.
+  const auto c = ring_cluster(2);
+  const double bytes = 1e6;
+  auto alone = [&](int src, int dst) {
+    sim::Engine engine;
+    net::Network net(c, NetworkModelKind::Analytic, engine);
+    sim::Time done;
+    net.start_transfer(src, dst, bytes, [&] { done = engine.now(); });
+    engine.run();
+    return done;
+  };
+  sim::Engine engine;
+  net::Network net(c, NetworkModelKind::Analytic, engine);
+  const std::vector<std::pair<std::int32_t, std::int32_t>> pairs{{0, 1}, {2, 9}};
+  const net::ReplicaSetId set = net.add_pair_set(pairs);
+  sim::Time done;
+  net.start_pair_set(set, bytes, [&] { done = engine.now(); });
+  net.start_pair_set(set, bytes, [&] {});
+  engine.run();
+  CHECK(alone(2, 9) > alone(0, 1));
+  CHECK(done == alone(2, 9));
+  CHECK(engine.events_processed() == 2);
+  // Two calls: 2 MB on every link of either route; the 0 -> 1 route is GPU 0's uplink and GPU 1's
+  // downlink on the switch.
+  int links = 0;
+  for (const auto& u : net.link_usage()) {
+    ++links;
+    CHECK(u.bytes == 2 * bytes);
+  }
+  CHECK(links >= 4);
+}
+
+TEST_CASE("network: the flow model leaves replica sets to one call per group") {
+  sim::Engine engine;
+  net::Network net(ring_cluster(1), NetworkModelKind::Flow, engine);
+  CHECK_FALSE(net.collapses_replicas());
+  const std::vector<std::int32_t> ranks{0, 1, 2, 3};
+  const net::ReplicaSetId set = net.add_group_set(ranks, 2);
+  CHECK_THROWS_AS(net.start_group_set(net::Collective{CollectiveOp::AllReduce, {}, 1e6, Algorithm::Ring}, set, [] {}),
+                  InternalError);
+  CHECK_THROWS_AS(net.add_group_set(ranks, 3), InputError);
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Cost of data-parallel replicas: llama3.1-405b on trn2 UltraServers (tp 16, pp 16, 128
+# micro-batches of 1 per replica, as in configs/examples/llama3.1-405b-trn2u.json) at 1,024,
+# 4,096, 16,384 and 65,536 chips, analytic network by default. Symmetric simulation runs 16 ranks
+# whatever the size; this prints, per size, the events, wall time and peak RSS of `trnsim run`
+# (median of --reps runs of /usr/bin/time -v). A benchmark, not a test: nothing is asserted.
+#   tools/bench/scale_replicas.sh [TRNSIM] [--reps N] [--network analytic|flow] [--chips LIST] [-- EXTRA RUN ARGS]
+set -euo pipefail
+caller=$PWD
+cd "$(dirname "$0")/../.."
+trnsim=build/release/trnsim
+reps=3
+network=analytic
+chips_list="1024 4096 16384 65536"
+extra=()
+while (($#)); do
+  case "$1" in
+    --reps) reps=$2; shift 2 ;;
+    --network) network=$2; shift 2 ;;
+    --chips) chips_list=${2//,/ }; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    -*) echo "usage: tools/bench/scale_replicas.sh [TRNSIM] [--reps N] [--network M] [--chips LIST] [-- ARGS]" >&2; exit 2 ;;
+    *) trnsim=$1; shift ;;
+  esac
+done
+if [[ "$trnsim" != /* ]]; then trnsim=$caller/$trnsim; fi
+[[ -x "$trnsim" ]] || trnsim=$(realpath "$trnsim")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+printf '%-7s %-6s %-7s %-12s %-10s %-12s %s\n' chips dp ranks events wall_s peak_MiB step_time
+for chips in $chips_list; do
+  # 16 chips per trn2u.48xlarge; dp grows with the cluster, 128 micro-batches of 1 per replica.
+  count=$((chips / 16))
+  dp=$((chips * 4 / 256))
+  batch=$((dp * 128))
+  : > "$tmp/wall"; : > "$tmp/rss"
+  for ((r = 0; r < reps; ++r)); do
+    /usr/bin/time -v "$trnsim" run configs/examples/llama3.1-405b-trn2u.json --network "$network" \
+      --set cluster.count=$count --set parallelism.dp=$dp --set training.global_batch=$batch \
+      "${extra[@]}" > "$tmp/out.txt" 2> "$tmp/time.txt"
+    awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; ++i) s = s * 60 + p[i]; print s}' "$tmp/time.txt" >> "$tmp/wall"
+    awk -F': ' '/Maximum resident set size/ {printf "%.0f\n", $2 / 1024}' "$tmp/time.txt" >> "$tmp/rss"
+  done
+  events=$(grep -o '[0-9]* events' "$tmp/out.txt" | head -1 | cut -d' ' -f1)
+  step=$(grep -m1 -io 'step time[^,;]*' "$tmp/out.txt" || true)
+  printf '%-7s %-6s %-7s %-12s %-10s %-12s %s\n' "$chips" "$dp" $((chips * 4)) "$events" \
+    "$(median < "$tmp/wall")" "$(median < "$tmp/rss")" "$step"
+done
