@@ -128,9 +128,15 @@ std::vector<int> ring_order(std::vector<int> ranks, const hw::ClusterSpec& clust
       const int x = pos % inst.torus_x, y = pos / inst.torus_x;
       pos = y * inst.torus_x + (y % 2 == 0 ? x : inst.torus_x - 1 - x);
     }
-    return std::tuple(loc.instance, pos, loc.core_in_chip);
+    return std::tuple(loc.instance, pos, loc.core_in_chip, r);
   };
-  std::sort(ranks.begin(), ranks.end(), [&](int a, int b) { return key(a) < key(b); });
+  // Each rank's key once (a sort would locate both sides of every comparison); keys are distinct
+  // per rank, so the order is the same.
+  std::vector<std::tuple<int, int, int, int>> keyed;
+  keyed.reserve(ranks.size());
+  for (int r : ranks) keyed.push_back(key(r));
+  std::sort(keyed.begin(), keyed.end());
+  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = std::get<3>(keyed[i]);
   return ranks;
 }
 
