@@ -114,6 +114,9 @@ int run_sweep_command(const SweepOptions& o) {
   }
   for (const std::string& s : o.sequence_parallel) axes.sequence_parallel.push_back(parse_switch(s));
   for (const std::string& v : o.vary) axes.vary.push_back(parse_vary(v));
+  std::vector<std::string> vary_paths;
+  for (const explore::VaryAxis& v : axes.vary) vary_paths.push_back(v.path);
+  check_sweep_outputs(o.outputs, vary_paths);
   if (!o.network.empty()) axes.overrides.push_back("network.model=" + o.network);
 
   explore::SweepOptions run;
@@ -145,6 +148,19 @@ void add_output_options(CLI::App* cmd, SweepOutputs& outputs) {
                   "Also write every plan, valid or not, one row each with its status and reason, to this CSV file");
   cmd->add_option("--json", outputs.json_path,
                   "Also write the sweep (or this shard of it) as JSON to this file: what `trnsim merge` reads");
+  CLI::Option* html = cmd->add_option(
+      "--html", outputs.html_path,
+      "Also write a self-contained HTML page to this file: a heat map of the best plan over two axes, the ranked "
+      "plans and the pruned ones with their reason");
+  cmd->add_option("--axes", outputs.axes,
+                  "The heat map's axes X,Y (X across, Y down), two of tp, pp, dp, micro_batch (mb), virtual_stages (v), "
+                  "recompute, zero, sp or a --vary path (default: the first two of that order, --vary paths last, that "
+                  "take more than one value)")
+      ->needs(html);
+  cmd->add_option("--metric", outputs.metric,
+                  "What colours the heat map: step_time (default; each cell the fastest plan) or mfu (the highest MFU)")
+      ->check(CLI::IsMember({"step_time", "mfu"}))
+      ->needs(html);
 }
 
 }  // namespace

@@ -27,11 +27,13 @@ std::string or_empty(const std::optional<T>& v) {
   else return fmt::format("{}", *v);
 }
 
-// Short column heads for the breakdown parts, in Part order.
-constexpr std::array<const char*, report::kPartCount> kPartHeads{"fwd", "bwd", "recomp", "optim",
-                                                                "tp_comm", "pp_comm", "dp_comm", "bubble"};
-
 }  // namespace
+
+std::vector<std::pair<std::string, std::size_t>> rules_by_count(const std::map<std::string, std::size_t>& counts) {
+  std::vector<std::pair<std::string, std::size_t>> rules(counts.begin(), counts.end());
+  std::stable_sort(rules.begin(), rules.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return rules;
+}
 
 std::vector<const PlanOutcome*> ranked(const SweepResult& result) {
   std::vector<const PlanOutcome*> out;
@@ -66,11 +68,8 @@ std::string format_sweep(const SweepResult& result, std::size_t top) {
     out += fmt::format("plans: {} enumerated; {} invalid, {} out of memory, {} simulated\n", result.outcomes.size(),
                        invalid_count, oom, simulated);
   if (!invalid.empty()) {
-    // Most frequent rule first; equal counts in the rules' alphabetical order.
-    std::vector<std::pair<std::string, std::size_t>> rules(invalid.begin(), invalid.end());
-    std::stable_sort(rules.begin(), rules.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     out += "invalid, by rule:\n";
-    for (const auto& [reason, n] : rules) out += fmt::format("  {:>6}  {}\n", n, reason);
+    for (const auto& [reason, n] : rules_by_count(invalid)) out += fmt::format("  {:>6}  {}\n", n, reason);
   }
   const std::vector<const PlanOutcome*> best = ranked(result);
   if (best.empty()) return out + "no plan ran: nothing to rank\n";
