@@ -73,8 +73,11 @@ std::string format_sweep(const SweepResult& result, std::size_t top) {
   }
   const std::vector<const PlanOutcome*> best = ranked(result);
   if (best.empty()) return out + "no plan ran: nothing to rank\n";
-  const std::size_t shown = std::min(top, best.size());
-  out += fmt::format("\nfastest {} of {} (breakdown of the bottleneck rank, seconds):\n", shown, best.size());
+  // A search ranks exactly only its own --top K: the plans it pruned could sit below the K-th.
+  const std::size_t exact = s.search ? s.keep : best.size();
+  const std::size_t shown = std::min({top, best.size(), exact});
+  out += fmt::format("\nfastest {} of {} (breakdown of the bottleneck rank, seconds){}:\n", shown, best.size(),
+                     top > exact && s.search ? fmt::format("; the search ranked exactly its --top {} only", exact) : "");
   std::string head = fmt::format("{:>4}", "#");
   for (const std::string& path : s.vary_paths) head += fmt::format("  {}", path);
   head += fmt::format(" {:>4} {:>4} {:>5} {:>3} {:>2} {:>9} {:>4} {:>3} {:>10} {:>10} {:>6} {:>7}", "tp", "pp", "dp",
