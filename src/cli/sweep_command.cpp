@@ -1,5 +1,7 @@
 // trnsim sweep EXPERIMENT.json [--tp LIST] ... [--vary PATH=V1,V2]...: plans and experiment
 // variants side by side (explore/sweep.hpp); trnsim merge PARTS...: the shards of one sweep.
+#include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -69,11 +71,21 @@ explore::VaryAxis parse_vary(const std::string& text) {
   return axis;
 }
 
+// "I/N": two decimal integers, nothing else (no sign, space or overflow), 0 <= I < N.
 std::pair<int, int> parse_shard(const std::string& text) {
-  int i = 0, n = 0;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%d/%d%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
+  const auto fail = [&text]() -> std::pair<int, int> {
     throw InputError(fmt::format("--shard: expected I/N with 0 <= I < N (e.g. 0/4), found \"{}\"", text));
+  };
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos) return fail();
+  const auto number = [&](std::size_t from, std::size_t to, int& out) {
+    const char* first = text.data() + from;
+    const char* last = text.data() + to;
+    const auto [end, error] = std::from_chars(first, last, out);
+    return first != last && std::isdigit(static_cast<unsigned char>(*first)) && error == std::errc() && end == last;
+  };
+  int i = 0, n = 0;
+  if (!number(0, slash, i) || !number(slash + 1, text.size(), n) || n < 1 || i >= n) return fail();
   return {i, n};
 }
 
@@ -94,12 +106,22 @@ class ProgressBar {
     if (elapsed < 1) return;  // under a second (finished or not): nothing shown yet
     const double rate = static_cast<double>(done) / elapsed;
     const double left = rate > 0 ? static_cast<double>(total - done) / rate : 0;
+    if (done == total && ended_) return;
     fmt::print(stderr, "\r{} / {} plans, {:.1f} plans/s, {:.0f} s left   ", done, total, rate, left);
-    if (done == total) fmt::print(stderr, "\n");
+    shown_ = true;
+    ended_ = done == total;
+    if (ended_) fmt::print(stderr, "\n");
   }
+  // A sweep that stops on an error leaves its line ended, so the message starts on its own line.
+  ~ProgressBar() {
+    if (shown_ && !ended_) fmt::print(stderr, "\n");
+  }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
 
  private:
   bool enabled_;
+  bool shown_ = false, ended_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
@@ -114,6 +136,9 @@ int run_sweep_command(const SweepOptions& o) {
   }
   for (const std::string& s : o.sequence_parallel) axes.sequence_parallel.push_back(parse_switch(s));
   for (const std::string& v : o.vary) axes.vary.push_back(parse_vary(v));
+  std::vector<std::string> vary_paths;
+  for (const explore::VaryAxis& v : axes.vary) vary_paths.push_back(v.path);
+  check_sweep_outputs(o.outputs, vary_paths);
   if (!o.network.empty()) axes.overrides.push_back("network.model=" + o.network);
 
   explore::SweepOptions run;
@@ -145,6 +170,19 @@ void add_output_options(CLI::App* cmd, SweepOutputs& outputs) {
                   "Also write every plan, valid or not, one row each with its status and reason, to this CSV file");
   cmd->add_option("--json", outputs.json_path,
                   "Also write the sweep (or this shard of it) as JSON to this file: what `trnsim merge` reads");
+  CLI::Option* html = cmd->add_option(
+      "--html", outputs.html_path,
+      "Also write a self-contained HTML page to this file: a heat map of the best plan over two axes, the ranked "
+      "plans and the pruned ones with their reason");
+  cmd->add_option("--axes", outputs.axes,
+                  "The heat map's axes X,Y (X across, Y down), two of tp, pp, dp, micro_batch (mb), virtual_stages (v), "
+                  "recompute, zero, sp or a --vary path (default: the first two of that order, --vary paths last, that "
+                  "take more than one value)")
+      ->needs(html);
+  cmd->add_option("--metric", outputs.metric,
+                  "What colours the heat map: step_time (default; each cell the fastest plan) or mfu (the highest MFU)")
+      ->check(CLI::IsMember({"step_time", "mfu"}))
+      ->needs(html);
 }
 
 }  // namespace
@@ -156,7 +194,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
       run_sweep_command);
   cmd->add_option("experiment", o->experiment, "Experiment file (JSON): the fields not swept")->required();
   const auto list = [cmd = cmd](const char* name, std::vector<std::int64_t>& into, const char* what) {
-    cmd->add_option(name, into, what)->delimiter(',');
+    // The range check runs on the text, before CLI11 converts (and would clamp) a huge value.
+    cmd->add_option(name, into, what)->delimiter(',')->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
   };
   list("--tp", o->axes.tp, "Tensor-parallel degrees, e.g. 4,8,16");
   list("--pp", o->axes.pp, "Pipeline-parallel degrees");

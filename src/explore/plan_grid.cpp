@@ -9,9 +9,14 @@
 namespace trnsim::explore {
 namespace {
 
+// A parallel degree or batch split: the field tables' range (config/workload_fields.cpp), so
+// that no product of degrees can overflow.
+constexpr std::int64_t kMaxDegree = std::int64_t{1} << 20;
+
 void require_at_least(const std::vector<std::int64_t>& values, std::int64_t low, const char* option) {
   for (std::int64_t v : values)
-    if (v < low) throw InputError(fmt::format("{}: expected integers >= {}, found {}", option, low, v));
+    if (v < low || v > kMaxDegree)
+      throw InputError(fmt::format("{}: expected integers in [{}, {}], found {}", option, low, kMaxDegree, v));
 }
 
 // The values of one axis: the list given, else the one value `fallback`.
@@ -128,7 +133,8 @@ std::vector<PlanPoint> search_points(const config::Experiment& ex, const SweepAx
     std::vector<std::int64_t> pps = a.pp;
     if (pps.empty())
       for (std::int64_t pp : all_ranks)
-        if ((ranks / tp) % pp == 0 && ranks % tp == 0 && pp <= layers) pps.push_back(pp);
+        if (ranks % tp == 0 && (ranks / tp) % pp == 0 && pp <= layers) pps.push_back(pp);
+    if (pps.empty()) pps.push_back(1);  // a given tp that does not divide the ranks: one point says so
     for (std::int64_t pp : pps) {
       std::vector<std::optional<std::int64_t>> dps(a.dp.begin(), a.dp.end());
       if (dps.empty()) dps.push_back(std::nullopt);
@@ -163,8 +169,10 @@ std::vector<PlanPoint> search_points(const config::Experiment& ex, const SweepAx
                   p.parallelism.tp = tp;
                   p.parallelism.pp = pp;
                   p.parallelism.virtual_stages = v;
-                  p.parallelism.schedule = v > 1 ? workload::PipelineSchedule::Interleaved
-                                                 : workload::PipelineSchedule::OneFOneB;
+                  const auto file_schedule = ex.parallelism.schedule;
+                  p.parallelism.schedule =
+                      v > 1 ? std::optional(workload::PipelineSchedule::Interleaved)
+                            : (file_schedule == workload::PipelineSchedule::Interleaved ? std::nullopt : file_schedule);
                   p.parallelism.recompute = recompute;
                   p.parallelism.zero = zero;
                   p.parallelism.sequence_parallel = sp;

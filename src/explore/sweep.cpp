@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -19,6 +20,7 @@
 #include "trnsim/explore/sweep.hpp"
 #include "trnsim/replay/plan_rule.hpp"
 #include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/sim/time.hpp"
 #include "trnsim/report/analysis/step_report.hpp"
 #include "trnsim/workload/memory.hpp"
 #include "trnsim/workload/plan.hpp"
@@ -148,17 +150,20 @@ void simulate(const Admitted& a, PlanOutcome& o) {
 
 // A lower bound of the plan's step time: its busiest rank's compute tasks back to back at their
 // full-speed durations. A rank's compute stream runs one task at a time, and sharing HBM with
-// collectives or SMs with NCCL only slows a task, so no replay of the plan can be shorter.
+// collectives or SMs with NCCL only slows a task, so no replay of the plan can be shorter. In
+// picoseconds as the engine times them (each duration rounded to the picosecond), less one
+// picosecond per task for a rounding when a running task is repriced.
 double compute_lower_bound(const Admitted& a) {
   const replay::StepRun run = replay::prepare_step(a.input, a.resolved);
-  std::vector<double> per_rank;
+  std::vector<std::int64_t> per_rank;
   for (const workload::Task& t : run.graph.tasks) {
     if (t.kind != workload::TaskKind::Compute) continue;
     const auto r = static_cast<std::size_t>(t.rank);
-    if (r >= per_rank.size()) per_rank.resize(r + 1, 0.0);
-    per_rank[r] += run.work_seconds[t.index];
+    if (r >= per_rank.size()) per_rank.resize(r + 1, 0);
+    per_rank[r] += sim::Time::seconds(run.work_seconds[t.index]).picoseconds() - 1;
   }
-  return per_rank.empty() ? 0 : *std::max_element(per_rank.begin(), per_rank.end());
+  const std::int64_t ps = per_rank.empty() ? 0 : *std::max_element(per_rank.begin(), per_rank.end());
+  return sim::Time::ps(std::max<std::int64_t>(ps, 0)).to_seconds();
 }
 
 }  // namespace
@@ -193,6 +198,7 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
       finished.wait_for(lock, std::chrono::milliseconds(200));
       progress(done, n);
     }
+    if (!failure && n > 0) progress(n, n);  // the last completion may land after the last call
   }
   for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
@@ -210,8 +216,15 @@ void search(std::vector<PlanOutcome>& outcomes, std::vector<std::optional<Admitt
   std::vector<std::size_t> order;
   for (std::size_t k = 0; k < admitted.size(); ++k)
     if (admitted[k]) order.push_back(k);
-  parallel_for(order.size(), options.threads, options.progress,
-               [&](std::size_t i) { outcomes[order[i]].lower_bound_s = compute_lower_bound(*admitted[order[i]]); });
+  parallel_for(order.size(), options.threads, options.progress, [&](std::size_t i) {
+    try {
+      outcomes[order[i]].lower_bound_s = compute_lower_bound(*admitted[order[i]]);
+    } catch (const InputError& e) {  // as a sweep of lists would report it: an invalid plan
+      reject(outcomes[order[i]], e);
+      admitted[order[i]].reset();
+    }
+  });
+  std::erase_if(order, [&](std::size_t k) { return !admitted[k]; });
   std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
     const double bx = outcomes[x].lower_bound_s, by = outcomes[y].lower_bound_s;
     return bx != by ? bx < by : x < y;
@@ -224,9 +237,19 @@ void search(std::vector<PlanOutcome>& outcomes, std::vector<std::optional<Admitt
   while (at < order.size() && outcomes[order[at]].lower_bound_s <= kth_best()) {
     const std::size_t end = std::min(order.size(), at + wave);
     std::vector<PlanOutcome> trial(end - at);
+    std::vector<std::exception_ptr> failed(trial.size());
     for (std::size_t i = 0; i < trial.size(); ++i) trial[i] = outcomes[order[at + i]];
-    parallel_for(trial.size(), options.threads, {}, [&](std::size_t i) { simulate(*admitted[order[at + i]], trial[i]); });
+    // An error of a replay the one-at-a-time order would have skipped must not surface: each is
+    // held with its plan and raised only when that plan is accepted below.
+    parallel_for(trial.size(), options.threads, {}, [&](std::size_t i) {
+      try {
+        simulate(*admitted[order[at + i]], trial[i]);
+      } catch (...) {
+        failed[i] = std::current_exception();
+      }
+    });
     for (std::size_t i = 0; i < trial.size() && outcomes[order[at]].lower_bound_s <= kth_best(); ++i, ++at) {
+      if (failed[i]) std::rethrow_exception(failed[i]);
       outcomes[order[at]] = std::move(trial[i]);
       if (outcomes[order[at]].status != PlanStatus::Simulated) continue;
       best.insert(std::upper_bound(best.begin(), best.end(), outcomes[order[at]].step_time_s),
@@ -237,9 +260,66 @@ void search(std::vector<PlanOutcome>& outcomes, std::vector<std::optional<Admitt
   for (; at < order.size(); ++at) {
     PlanOutcome& o = outcomes[order[at]];
     o.status = PlanStatus::Pruned;
-    o.detail = fmt::format("compute lower bound {:.6g} s exceeds the {}th fastest step, {:.6g} s", o.lower_bound_s,
-                           keep, bar);
+    o.detail = fmt::format("compute lower bound {:.6g} s exceeds {:.6g} s, the slowest of the {} fastest steps",
+                           o.lower_bound_s, bar, keep);
   }
+}
+
+// --vary paths must be distinct, and must not name a plan field the sweep itself sets (a list
+// axis, or any of them under --search): the swept value would silently replace the varied one.
+void check_vary(const SweepAxes& axes, bool searching) {
+  const std::vector<std::pair<std::string, bool>> plan_fields{
+      {"parallelism.tp", !axes.tp.empty()},
+      {"parallelism.pp", !axes.pp.empty()},
+      {"parallelism.dp", true},  // set (given or derived) on every point
+      {"training.micro_batch", !axes.micro_batch.empty()},
+      {"parallelism.virtual_stages", !axes.virtual_stages.empty()},
+      {"parallelism.schedule", !axes.virtual_stages.empty()},
+      {"parallelism.recompute", !axes.recompute.empty()},
+      {"parallelism.zero", !axes.zero.empty()},
+      {"parallelism.sequence_parallel", !axes.sequence_parallel.empty()}};
+  for (std::size_t i = 0; i < axes.vary.size(); ++i) {
+    const VaryAxis& v = axes.vary[i];
+    if (v.values.empty()) throw InputError(fmt::format("--vary {}: expected at least one value", v.path));
+    for (std::size_t j = 0; j < i; ++j)
+      if (axes.vary[j].path == v.path) throw InputError(fmt::format("--vary {}: given twice", v.path));
+    for (const auto& [field, swept] : plan_fields)
+      if (v.path == field && (swept || searching))
+        throw InputError(fmt::format("--vary {}: the sweep sets this plan field itself ({}); give its values as the "
+                                     "plan option instead",
+                                     v.path, searching ? "--search" : "a list option or the derived dp"));
+  }
+}
+
+// 64-bit FNV-1a of the experiment document as JSON text: shards of one sweep read the same file.
+std::string document_digest(const nlohmann::json& document) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const char c : document.dump()) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+nlohmann::json definition(const nlohmann::json& document, const SweepAxes& a, const SweepSummary& s) {
+  nlohmann::json vary = nlohmann::json::array();
+  for (const VaryAxis& v : a.vary) vary.push_back({{"path", v.path}, {"values", v.values}});
+  std::vector<std::string> recompute, sp;
+  for (workload::Recompute r : a.recompute) recompute.emplace_back(to_string(r));
+  for (bool b : a.sequence_parallel) sp.emplace_back(b ? "on" : "off");
+  return {{"experiment_digest", document_digest(document)},
+          {"tp", a.tp},
+          {"pp", a.pp},
+          {"dp", a.dp},
+          {"micro_batch", a.micro_batch},
+          {"virtual_stages", a.virtual_stages},
+          {"recompute", recompute},
+          {"zero", a.zero},
+          {"sequence_parallel", sp},
+          {"vary", vary},
+          {"set", a.overrides},
+          {"search", s.search},
+          {"keep", s.keep}};
 }
 
 }  // namespace
@@ -263,8 +343,7 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
   if (options.search && options.shards > 1)
     throw InputError("--search prunes against the best plans of the whole search, so it does not split into "
                      "--shard slices: run it whole, or shard a sweep of lists");
-  for (const VaryAxis& v : axes.vary)
-    if (v.values.empty()) throw InputError(fmt::format("--vary {}: expected at least one value", v.path));
+  check_vary(axes, options.search);
   const std::vector<Combination> combos = combinations(document, file, axes.vary, axes.overrides);
   // Every point of every combination, in enumeration order: (combination, its point).
   std::vector<std::vector<PlanPoint>> points;
@@ -283,6 +362,8 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
   result.summary.shard = options.shard;
   result.summary.shards = options.shards;
   result.summary.search = options.search;
+  result.summary.keep = options.search ? std::max<std::size_t>(options.keep, 1) : 0;
+  result.summary.definition = definition(document, axes, result.summary);
 
   // This shard's points: every shards-th index from `shard`, so each slice mixes cheap and
   // costly plans alike (neighbours in the product differ in the innermost axes only).

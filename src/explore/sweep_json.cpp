@@ -64,6 +64,11 @@ class Reader {
   T get(const std::string& key) const {
     const auto it = j_.find(key);
     if (it == j_.end()) fail(key, "missing");
+    // No silent conversions: 0.7 is not an index, -1 not a count.
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const bool fits = std::is_signed_v<T> ? it->is_number_integer() : it->is_number_unsigned();
+      if (!fits) fail(key, fmt::format("expected {} integer, found {}", std::is_signed_v<T> ? "an" : "a non-negative", it->dump()));
+    }
     try {
       return it->get<T>();
     } catch (const json::exception&) {
@@ -120,12 +125,14 @@ PlanOutcome plan_from_json(const json& j, const std::string& name, const std::st
   o.step_time_s = r.get<double>("step_time_s");
   o.tokens_per_s = r.get<double>("tokens_per_s");
   o.mfu = r.get<double>("mfu");
-  const Reader parts(j.at("breakdown"), name, path + "/breakdown");
+  const json breakdown = r.get<json>("breakdown");  // Reader keeps a reference: hold the value
+  const Reader parts(breakdown, name, path + "/breakdown");
   for (int p = 0; p < report::kPartCount; ++p)
     o.breakdown[static_cast<std::size_t>(p)] =
         parts.get<double>(std::string(report::part_name(static_cast<report::Part>(p))));
   if (j.contains("finding")) {
-    const Reader f(j.at("finding"), name, path + "/finding");
+    const json finding = r.get<json>("finding");
+    const Reader f(finding, name, path + "/finding");
     o.finding_rule = f.get<std::string>("rule");
     o.finding = f.get<std::string>("message");
   }
@@ -144,6 +151,7 @@ json to_json(const SweepResult& result) {
               {"experiment", s.experiment}, {"title", s.title},
               {"vary", s.vary_paths},  {"points", s.points},
               {"shard", s.shard},      {"shards", s.shards}, {"search", s.search},
+              {"keep", s.keep},        {"definition", s.definition},
               {"plans", plans}};
 }
 
@@ -164,10 +172,15 @@ SweepResult sweep_from_json(const json& document, const std::string& name) {
   s.search = r.get<bool>("search");
   if (s.shards < 1 || s.shard < 0 || s.shard >= s.shards)
     r.fail("shard", fmt::format("expected 0 <= shard < shards, found {} of {}", s.shard, s.shards));
-  const json& plans = document.at("plans");
+  s.keep = r.get<std::size_t>("keep");
+  s.definition = r.get<json>("definition");
+  const json plans = r.get<json>("plans");
   if (!plans.is_array()) r.fail("plans", "expected an array");
   for (std::size_t i = 0; i < plans.size(); ++i) {
     out.outcomes.push_back(plan_from_json(plans[i], name, fmt::format("/plans/{}", i)));
+    if (out.outcomes.back().vary.size() != s.vary_paths.size())
+      r.fail(fmt::format("plans/{}/vary", i), fmt::format("expected {} values (one per --vary path), found {}",
+                                                          s.vary_paths.size(), out.outcomes.back().vary.size()));
     const std::size_t index = out.outcomes.back().index;
     const bool in_shard = index < s.points && index % static_cast<std::size_t>(s.shards) == static_cast<std::size_t>(s.shard);
     const bool ascending = i == 0 || out.outcomes[i - 1].index < index;
@@ -188,22 +201,27 @@ SweepResult sweep_from_json(const json& document, const std::string& name) {
 SweepResult merge_shards(std::vector<SweepResult> parts, const std::vector<std::string>& names) {
   if (parts.empty()) throw InputError("merge: expected at least one part");
   const SweepSummary& first = parts.front().summary;
-  std::vector<int> seen(static_cast<std::size_t>(first.shards), -1);
+  // Shard ids sorted, without a table of `shards` entries (a part may claim any count).
+  std::vector<std::pair<int, std::size_t>> ids;
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const SweepSummary& s = parts[k].summary;
-    if (s.experiment != first.experiment || s.title != first.title || s.vary_paths != first.vary_paths ||
+    if (s.experiment != first.experiment || s.title != first.title || s.definition != first.definition ||
         s.points != first.points || s.shards != first.shards)
-      throw InputError(fmt::format("{}: not a shard of the same sweep as {} (experiment, --vary paths, point count "
-                                   "and shard count must agree)",
+      throw InputError(fmt::format("{}: not a shard of the same sweep as {} (the experiment file and its content, "
+                                   "the plan lists, --set, --vary, --search and the shard count must agree)",
                                    names[k], names.front()));
-    int& owner = seen[static_cast<std::size_t>(s.shard)];
-    if (owner >= 0)
-      throw InputError(fmt::format("{}: shard {}/{} is also in {}", names[k], s.shard, s.shards,
-                                   names[static_cast<std::size_t>(owner)]));
-    owner = static_cast<int>(k);
+    ids.emplace_back(s.shard, k);
   }
-  for (std::size_t i = 0; i < seen.size(); ++i)
-    if (seen[i] < 0) throw InputError(fmt::format("merge: shard {}/{} is missing", i, first.shards));
+  std::sort(ids.begin(), ids.end());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i > 0 && ids[i].first == ids[i - 1].first)
+      throw InputError(fmt::format("{}: shard {}/{} is also in {}", names[ids[i].second], ids[i].first, first.shards,
+                                   names[ids[i - 1].second]));
+    if (ids[i].first != static_cast<int>(i))
+      throw InputError(fmt::format("merge: shard {}/{} is missing", i, first.shards));
+  }
+  if (ids.size() != static_cast<std::size_t>(first.shards))
+    throw InputError(fmt::format("merge: shard {}/{} is missing", ids.size(), first.shards));
 
   SweepResult out;
   out.summary = first;

@@ -27,11 +27,13 @@ std::string or_empty(const std::optional<T>& v) {
   else return fmt::format("{}", *v);
 }
 
-// Short column heads for the breakdown parts, in Part order.
-constexpr std::array<const char*, report::kPartCount> kPartHeads{"fwd", "bwd", "recomp", "optim",
-                                                                "tp_comm", "pp_comm", "dp_comm", "bubble"};
-
 }  // namespace
+
+std::vector<std::pair<std::string, std::size_t>> rules_by_count(const std::map<std::string, std::size_t>& counts) {
+  std::vector<std::pair<std::string, std::size_t>> rules(counts.begin(), counts.end());
+  std::stable_sort(rules.begin(), rules.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return rules;
+}
 
 std::vector<const PlanOutcome*> ranked(const SweepResult& result) {
   std::vector<const PlanOutcome*> out;
@@ -66,16 +68,16 @@ std::string format_sweep(const SweepResult& result, std::size_t top) {
     out += fmt::format("plans: {} enumerated; {} invalid, {} out of memory, {} simulated\n", result.outcomes.size(),
                        invalid_count, oom, simulated);
   if (!invalid.empty()) {
-    // Most frequent rule first; equal counts in the rules' alphabetical order.
-    std::vector<std::pair<std::string, std::size_t>> rules(invalid.begin(), invalid.end());
-    std::stable_sort(rules.begin(), rules.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     out += "invalid, by rule:\n";
-    for (const auto& [reason, n] : rules) out += fmt::format("  {:>6}  {}\n", n, reason);
+    for (const auto& [reason, n] : rules_by_count(invalid)) out += fmt::format("  {:>6}  {}\n", n, reason);
   }
   const std::vector<const PlanOutcome*> best = ranked(result);
   if (best.empty()) return out + "no plan ran: nothing to rank\n";
-  const std::size_t shown = std::min(top, best.size());
-  out += fmt::format("\nfastest {} of {} (breakdown of the bottleneck rank, seconds):\n", shown, best.size());
+  // A search ranks exactly only its own --top K: the plans it pruned could sit below the K-th.
+  const std::size_t exact = s.search ? s.keep : best.size();
+  const std::size_t shown = std::min({top, best.size(), exact});
+  out += fmt::format("\nfastest {} of {} (breakdown of the bottleneck rank, seconds){}:\n", shown, best.size(),
+                     top > exact && s.search ? fmt::format("; the search ranked exactly its --top {} only", exact) : "");
   std::string head = fmt::format("{:>4}", "#");
   for (const std::string& path : s.vary_paths) head += fmt::format("  {}", path);
   head += fmt::format(" {:>4} {:>4} {:>5} {:>3} {:>2} {:>9} {:>4} {:>3} {:>10} {:>10} {:>6} {:>7}", "tp", "pp", "dp",

@@ -61,5 +61,11 @@ TEST_CASE("cli sweep: bad options are input errors (exit 2)") {
   CHECK(sweep("--vary cluster.count").code == 2);
   const auto bad = run(fmt::format("sweep '{}' --tp 0", example("tiny-trn1.json")));
   CHECK(bad.code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("--tp: expected integers >= 1, found 0"));
+  CHECK_THAT(bad.err, Catch::Contains("--tp: expected integers in [1, 1048576], found 0"));
+  // Out of range before any conversion: no silent clamp to the largest integer.
+  CHECK(sweep("--dp 99999999999999999999").code == 2);
+  // --shard: two plain integers; an overflowing N is not read as 1.
+  CHECK(sweep("--shard 0/4294967297").code == 2);
+  CHECK(sweep("--shard ' 0/2'").code == 2);
+  CHECK(sweep("--shard +1/4").code == 2);
 }

@@ -240,3 +240,53 @@ TEST_CASE("sweep --search: pruning by the compute bound keeps the exact ranking"
   pruned.shards = 2;
   CHECK_THROWS_AS(explore::run_sweep(small_experiment(), "sweep-test.json", a, pruned), InputError);
 }
+
+TEST_CASE("sweep: --vary may not repeat a path or name a plan field the sweep sets", "[explore][sweep]") {
+  explore::SweepAxes a;
+  a.vary = {{"training.seq_len", {"128", "256"}}, {"training.seq_len", {"64"}}};
+  CHECK_THROWS_WITH(sweep(a), Catch::Contains("--vary training.seq_len: given twice"));
+  a.vary = {{"parallelism.tp", {"1", "2"}}};
+  a.tp = {2};
+  CHECK_THROWS_WITH(sweep(a), Catch::Contains("--vary parallelism.tp: the sweep sets this plan field itself"));
+  a.tp.clear();
+  CHECK_NOTHROW(sweep(a));  // tp not swept: varying it is the one way it changes
+  explore::SweepOptions o;
+  o.search = true;  // the search sets every plan field
+  CHECK_THROWS_AS(explore::run_sweep(small_experiment(), "sweep-test.json", a, o), InputError);
+}
+
+TEST_CASE("sweep --search: a given tp that does not divide the ranks is counted invalid", "[explore][search]") {
+  explore::SweepAxes a;
+  a.tp = {3};  // 32 ranks: no pp makes tp x pp divide them
+  explore::SweepOptions o;
+  o.search = true;
+  const explore::SweepResult r = explore::run_sweep(small_experiment(), "sweep-test.json", a, o);
+  // pp 1; no dp, so one micro-batch value, v 1 and zero 0; the 3 recompute modes: 3 points.
+  REQUIRE(r.outcomes.size() == 3);
+  for (const auto& p : r.outcomes) {
+    CHECK(p.status == explore::PlanStatus::Invalid);
+    CHECK(p.reason == "tp x pp does not divide the cluster's ranks");
+  }
+}
+
+TEST_CASE("sweep: merge refuses parts of different sweeps and malformed parts", "[explore][sweep]") {
+  explore::SweepAxes a;
+  a.tp = {1, 2};
+  explore::SweepAxes b;
+  b.micro_batch = {1, 2};
+  // Same experiment, same point count (2), same shard count: only the definitions differ.
+  const explore::SweepResult p0 = sweep(a, 1, 0, 2), p1 = sweep(b, 1, 1, 2);
+  CHECK_THROWS_WITH(explore::merge_shards({p0, p1}, {"a0", "b1"}), Catch::Contains("b1: not a shard of the same sweep"));
+  CHECK_THROWS_WITH(explore::merge_shards({p0}, {"a0"}), Catch::Contains("shard 1/2 is missing"));
+
+  json part = explore::to_json(sweep(a, 1, 0, 2));
+  part["plans"][0]["vary"] = {"extra"};  // no --vary paths in this sweep
+  CHECK_THROWS_WITH(explore::sweep_from_json(part, "p.json"),
+                    Catch::Contains("p.json: /plans/0/vary: expected 0 values (one per --vary path), found 1"));
+  part = explore::to_json(sweep(a, 1, 0, 2));
+  part.erase("plans");
+  CHECK_THROWS_WITH(explore::sweep_from_json(part, "p.json"), Catch::Contains("p.json: /plans: missing"));
+  part = explore::to_json(sweep(a, 1, 0, 2));
+  part["plans"][0]["index"] = 0.7;
+  CHECK_THROWS_WITH(explore::sweep_from_json(part, "p.json"), Catch::Contains("/plans/0/index: expected a non-negative integer"));
+}

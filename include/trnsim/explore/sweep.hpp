@@ -83,8 +83,8 @@ struct SweepOptions {
   bool search = false;    // --search: search_points, pruned by bound (below); not with shards
   std::size_t keep = 10;  // --search: the ranking that must be exact (the --top K fastest)
   int shard = 0, shards = 1;  // evaluate the points whose index % shards == shard
-  // Called from the calling thread about every 200 ms while points run, and once at the end:
-  // (points done, points of this run). May be empty.
+  // Called from the calling thread about every 200 ms while points run: (points done, points of
+  // this run); with --search, while the lower bounds are computed. May be empty.
   std::function<void(std::size_t, std::size_t)> progress;
 };
 
@@ -96,6 +96,10 @@ struct SweepSummary {
   std::size_t points = 0;  // enumerated, all shards
   int shard = 0, shards = 1;
   bool search = false;
+  std::size_t keep = 0;  // --search: the K of the exact top-K ranking (0 for a sweep of lists)
+  // What defines the sweep: the axes, --set and --vary values, --search, and a digest of the
+  // experiment document. Shards merge only when theirs are equal.
+  nlohmann::json definition;
 };
 
 struct SweepResult {
@@ -117,7 +121,9 @@ std::size_t plans_per_combination(const SweepAxes& axes);
 // virtual_stages 1, and every v >= 2 that Megatron-LM's interleaving allows (pp > 1, v dividing
 // layers / pp, the micro-batches per pipeline a multiple of pp); recompute none, selective,
 // full; zero 0, and 1 when dp > 1; sequence parallelism the experiment's. Order: the same
-// nesting as plan_points. Invalid plans are still listed (a tp that does not divide the heads).
+// nesting as plan_points. Invalid plans are still listed: a tp that does not divide the heads,
+// and a given tp that does not divide the ranks (as one point, pp 1 unless pp is given). A
+// schedule the experiment sets (gpipe) is kept for v = 1.
 //
 // The search ranks exactly: after the checks and the memory estimate, each plan that fits gets a
 // lower bound of its step time (its busiest rank's compute, back to back at full speed: one

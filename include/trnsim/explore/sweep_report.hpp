@@ -1,12 +1,23 @@
 #pragma once
 // What `trnsim sweep` and `trnsim merge` print and write: the ranked text table and the CSV. Both
 // are functions of the SweepResult alone, so merged shards print what the unsharded sweep prints.
+#include <array>
 #include <cstddef>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "trnsim/explore/sweep.hpp"
 
 namespace trnsim::explore {
+
+// Short column heads for the breakdown parts, in report::Part order.
+inline constexpr std::array<const char*, report::kPartCount> kPartHeads{"fwd",     "bwd",     "recomp",  "optim",
+                                                                        "tp_comm", "pp_comm", "dp_comm", "bubble"};
+
+// Invalid points counted by rule, most frequent first; equal counts in the rules' alphabetical order.
+std::vector<std::pair<std::string, std::size_t>> rules_by_count(const std::map<std::string, std::size_t>& counts);
 
 // The simulated plans, fastest first (ties: the earlier point). O(n log n).
 std::vector<const PlanOutcome*> ranked(const SweepResult& result);

@@ -32,7 +32,10 @@ double number_at(const ReportDocument& r, const std::string& pointer) {
     throw InputError(fmt::format("{}: {}: expected a number, found {}", r.name, pointer, v.dump()));
   }
   const double x = v.get<double>();
-  if (!std::isfinite(x)) throw InputError(fmt::format("{}: {}: expected a finite number, found {}", r.name, pointer, v.dump()));
+  // Every compared figure is a time, a rate, a fraction or a size: a negative one would turn the
+  // direction of a regression around.
+  if (!std::isfinite(x) || x < 0)
+    throw InputError(fmt::format("{}: {}: expected a finite number >= 0, found {}", r.name, pointer, v.dump()));
   return x;
 }
 
@@ -86,8 +89,11 @@ std::map<std::string, double, std::less<>> breakdown_parts(const ReportDocument&
 
 CompareStatus status_of(double change, double tolerance, Worse worse) {
   const double bad = worse == Worse::Higher ? change : -change;
-  if (bad > tolerance) return CompareStatus::Regressed;
-  if (-bad > tolerance) return CompareStatus::Improved;
+  // A change equal to the tolerance passes, also when rounding puts it an ulp above:
+  // (1.02 - 1) / 1 is 0.020000000000000018. The slack is a billionth of the tolerance (none at 0).
+  const double limit = tolerance * (1 + 1e-9);
+  if (bad > limit) return CompareStatus::Regressed;
+  if (-bad > limit) return CompareStatus::Improved;
   return CompareStatus::Within;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include <fmt/core.h>
@@ -51,24 +52,30 @@ Predecessors predecessors(const StepGraph& g) {
   return p;
 }
 
-// The task that held the same (rank, stream) just before each task (kNone for the first).
+// The task that held the same (rank, stream) just before each task (kNone for the first): each
+// (rank, stream)'s tasks in (start, end, id) order. Grouped by a counting pass over the simulated
+// ranks' slots (ascending with the rank), so the sort compares compact entries of one stream
+// only, not the whole graph's tasks.
 std::vector<std::uint32_t> stream_previous(const StepGraph& g, const replay::Timeline& tl) {
-  std::vector<TaskId> order(g.tasks.size());
-  for (TaskId t = 0; t < order.size(); ++t) order[t] = t;
-  std::sort(order.begin(), order.end(), [&](TaskId a, TaskId b) {
-    const Task& x = g.tasks[a];
-    const Task& y = g.tasks[b];
-    if (x.rank != y.rank) return x.rank < y.rank;
-    if (x.stream != y.stream) return x.stream < y.stream;
-    if (tl.spans[a].start != tl.spans[b].start) return tl.spans[a].start < tl.spans[b].start;
-    if (tl.spans[a].end != tl.spans[b].end) return tl.spans[a].end < tl.spans[b].end;
-    return a < b;
-  });
+  constexpr std::size_t kStreams = static_cast<std::size_t>(workload::kStreamCount);
+  const auto key = [&](const Task& t) { return g.rank_slot(t.rank) * kStreams + static_cast<std::size_t>(t.stream); };
+  std::vector<std::uint32_t> begin(g.simulated_ranks.size() * kStreams + 1, 0);
+  for (const Task& t : g.tasks) ++begin[key(t) + 1];
+  for (std::size_t k = 1; k < begin.size(); ++k) begin[k] += begin[k - 1];
+  struct Entry {
+    std::int64_t start, end;
+    TaskId id;
+    bool operator<(const Entry& o) const { return std::tie(start, end, id) < std::tie(o.start, o.end, o.id); }
+  };
+  std::vector<Entry> entries(g.tasks.size());
+  std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+  for (TaskId t = 0; t < g.tasks.size(); ++t)
+    entries[fill[key(g.tasks[t])]++] = {tl.spans[t].start.picoseconds(), tl.spans[t].end.picoseconds(), t};
   std::vector<std::uint32_t> prev(g.tasks.size(), kNone);
-  for (std::size_t i = 1; i < order.size(); ++i) {
-    const Task& x = g.tasks[order[i - 1]];
-    const Task& y = g.tasks[order[i]];
-    if (x.rank == y.rank && x.stream == y.stream) prev[order[i]] = order[i - 1];
+  for (std::size_t k = 0; k + 1 < begin.size(); ++k) {
+    const auto first = entries.begin() + begin[k], last = entries.begin() + begin[k + 1];
+    std::sort(first, last);
+    for (auto e = first; e != last && e + 1 != last; ++e) prev[(e + 1)->id] = e->id;
   }
   return prev;
 }

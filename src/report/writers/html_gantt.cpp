@@ -10,8 +10,8 @@
 
 #include <fmt/core.h>
 
-#include "html_markup.hpp"
 #include "html_sections.hpp"
+#include "trnsim/report/writers/html_markup.hpp"
 
 namespace trnsim::report::html {
 namespace {

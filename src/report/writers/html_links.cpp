@@ -6,9 +6,9 @@
 
 #include <fmt/core.h>
 
-#include "html_markup.hpp"
 #include "html_sections.hpp"
 #include "trnsim/net/topology.hpp"
+#include "trnsim/report/writers/html_markup.hpp"
 
 namespace trnsim::report::html {
 namespace {

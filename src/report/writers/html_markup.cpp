@@ -1,4 +1,4 @@
-#include "html_markup.hpp"
+#include "trnsim/report/writers/html_markup.hpp"
 
 #include <cmath>
 

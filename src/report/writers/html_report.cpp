@@ -7,9 +7,9 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
-#include "html_markup.hpp"
 #include "html_sections.hpp"
 #include "plan_text.hpp"
+#include "trnsim/report/writers/html_markup.hpp"
 
 namespace trnsim::report {
 namespace {

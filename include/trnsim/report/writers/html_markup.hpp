@@ -1,7 +1,7 @@
 #pragma once
-// Small pieces the HTML report is assembled from: escaping, number formats with units, SVG
-// shapes and the colours of the report's categories. Every number is printed with a fixed format
-// so that the same inputs give byte-identical pages.
+// Small pieces the HTML pages (the run report, the sweep's page) are assembled from: escaping,
+// number formats with units, SVG shapes and the colours of the report's categories. Every number
+// is printed with a fixed format so that the same inputs give byte-identical pages.
 #include <string>
 #include <string_view>
 
