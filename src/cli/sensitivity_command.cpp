@@ -1,4 +1,4 @@
-// trnsim sensitivity EXPERIMENT.json [--step 10%]: what each hardware figure buys the experiment's
+// trnsim sensitivity EXPERIMENT.json [--step 10%] [--json F] [--html F]: what each hardware figure buys the experiment's
 // step time (explore/sensitivity.hpp).
 #include <string>
 #include <thread>
@@ -22,7 +22,7 @@ struct SensitivityOptions {
   std::vector<std::string> overrides;
   std::string network;
   int threads = 0;
-  std::string json_path;
+  std::string json_path, html_path;
 };
 
 int run_sensitivity_command(const SensitivityOptions& o) {
@@ -35,6 +35,7 @@ int run_sensitivity_command(const SensitivityOptions& o) {
       explore::run_sensitivity(config::read_json_file(o.experiment), o.experiment, run);
   // Files first: a run that cannot write what was asked for fails before printing results.
   if (!o.json_path.empty()) write_file(o.json_path, explore::to_json(result).dump(1) + "\n");
+  if (!o.html_path.empty()) write_file(o.html_path, explore::sensitivity_html(result));
   fmt::print("{}", explore::format_sensitivity(result));
   return 0;
 }
@@ -56,6 +57,7 @@ void add_sensitivity_command(CLI::App& app, Action& action) {
   cmd->add_option("--threads", o->threads, "Simulations run at once (default: all cores); the output does not depend on it")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--json", o->json_path, "Also write the result as JSON to this file");
+  cmd->add_option("--html", o->html_path, "Also write a self-contained page (elasticities as bars, the table) to this file");
 }
 
 }  // namespace trnsim::cli

@@ -20,9 +20,9 @@ Result sensitivity(const std::string& more) {
 }  // namespace
 
 TEST_CASE("cli sensitivity: prints the base step and one row per figure, the same for any thread count") {
-  const fs::path json_path = scratch("sensitivity.json");
-  const auto one = sensitivity(fmt::format("--threads 1 --json '{}'", json_path.string()));
-  const auto two = sensitivity("--threads 2");
+  const fs::path json_path = scratch("sensitivity.json"), html_one = scratch("one.html"), html_two = scratch("two.html");
+  const auto one = sensitivity(fmt::format("--threads 1 --json '{}' --html '{}'", json_path.string(), html_one.string()));
+  const auto two = sensitivity(fmt::format("--threads 2 --html '{}'", html_two.string()));
   REQUIRE(one.code == 0);
   REQUIRE(two.code == 0);
   CHECK(one.out == two.out);
@@ -40,6 +40,16 @@ TEST_CASE("cli sensitivity: prints the base step and one row per figure, the sam
   CHECK(j["step"] == 0.1);
   CHECK(j["figures"][0]["name"].is_string());
   CHECK(j["base"]["status"] == "simulated");
+  // The page: the same bytes for any thread count, one table row per figure (and a header row).
+  const std::string page = slurp(html_one);
+  CHECK(page == slurp(html_two));
+  fs::remove(html_one);
+  fs::remove(html_two);
+  CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
+  std::size_t rows = 0;
+  for (std::size_t at = page.find("<tr>"); at != std::string::npos; at = page.find("<tr>", at + 1)) ++rows;
+  // figures + header, then the capacity table: 2 rows + header.
+  CHECK(rows == j["figures"].size() + 1 + 3);
 }
 
 TEST_CASE("cli sensitivity: bad input exits 2 and names it") {

@@ -21,4 +21,8 @@ std::string format_sensitivity(const SensitivityResult& result);
 //  "raised": {...}}}; PLAN as a sweep's "plans" entries (explore/sweep_json.hpp).
 nlohmann::json to_json(const SensitivityResult& result);
 
+// A self-contained page (no script): the elasticities as bars around 0, the table, the skipped
+// figures and the capacity search (src/explore/sensitivity_html.cpp).
+std::string sensitivity_html(const SensitivityResult& result);
+
 }  // namespace trnsim::explore
