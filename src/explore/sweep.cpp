@@ -91,9 +91,7 @@ struct Admitted {
 
 // Checks the point and sizes it against memory: the outcome is final (invalid, out of memory)
 // unless a plan to simulate is returned.
-std::optional<Admitted> admit(const PlanPoint& point, const Combination& combo, PlanOutcome& o) {
-  o.vary = combo.values;
-  const config::Experiment& ex = combo.experiment;
+std::optional<Admitted> admit(const PlanPoint& point, const config::Experiment& ex, PlanOutcome& o) {
   replay::StepInput in = config::step_input(ex);
   in.training = point.training;
   in.parallelism = point.parallelism;
@@ -168,9 +166,8 @@ double compute_lower_bound(const Admitted& a) {
   return sim::Time::ps(std::max<std::int64_t>(ps, 0)).to_seconds();
 }
 
-// Runs body(k) for k in [0, n) on `threads` threads; body writes only its own slot, so the
-// results do not depend on the thread count. Reports progress from the calling thread; the first
-// exception a body throws is rethrown here, after every thread has stopped.
+}  // namespace
+
 void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t, std::size_t)>& progress,
                   const std::function<void(std::size_t)>& body) {
   std::atomic<std::size_t> next{0}, done{0};
@@ -206,6 +203,8 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
   for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
 }
+
+namespace {
 
 // --search: every admitted plan's lower bound, then replays in ascending bound order until the
 // bound exceeds the `keep`-th best step time found. The plans skipped that way cannot be among
@@ -323,13 +322,19 @@ nlohmann::json definition(const nlohmann::json& document, const SweepAxes& a, co
           {"keep", s.keep}};
 }
 
-std::string title(const config::Experiment& ex) {
+}  // namespace
+
+std::string sweep_title(const config::Experiment& ex) {
   const hw::ClusterSpec& c = ex.cluster;
   return fmt::format("{} on {} x {} ({} ranks), {} network", ex.model.name, c.instances, c.instance.name, c.ranks(),
                      net::to_string(ex.network.model));
 }
 
-}  // namespace
+PlanOutcome evaluate_plan(const config::Experiment& ex, const PlanPoint& point) {
+  PlanOutcome o;
+  if (const std::optional<Admitted> a = admit(point, ex, o)) simulate(*a, o);
+  return o;
+}
 
 SweepResult run_sweep(const nlohmann::json& document, const std::string& file, const SweepAxes& axes,
                       const SweepOptions& options) {
@@ -351,7 +356,7 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
 
   SweepResult result;
   result.summary.experiment = file;
-  result.summary.title = title(combos.front().experiment);
+  result.summary.title = sweep_title(combos.front().experiment);
   for (const VaryAxis& v : axes.vary) result.summary.vary_paths.push_back(v.path);
   result.summary.points = flat.size();
   result.summary.shard = options.shard;
@@ -373,15 +378,17 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
   if (!options.search) {
     parallel_for(mine.size(), options.threads, options.progress, [&](std::size_t k) {
       PlanOutcome& o = result.outcomes[k];
+      o = evaluate_plan(combo(k).experiment, point(k));
       o.index = mine[k];
-      if (const std::optional<Admitted> a = admit(point(k), combo(k), o)) simulate(*a, o);
+      o.vary = combo(k).values;
     });
     return result;
   }
   std::vector<std::optional<Admitted>> admitted(mine.size());
   parallel_for(mine.size(), options.threads, {}, [&](std::size_t k) {
     result.outcomes[k].index = mine[k];
-    admitted[k] = admit(point(k), combo(k), result.outcomes[k]);
+    result.outcomes[k].vary = combo(k).values;
+    admitted[k] = admit(point(k), combo(k).experiment, result.outcomes[k]);
   });
   search(result.outcomes, admitted, options);
   return result;

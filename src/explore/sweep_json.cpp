@@ -141,6 +141,8 @@ PlanOutcome plan_from_json(const json& j, const std::string& name, const std::st
 
 }  // namespace
 
+json to_json(const PlanOutcome& outcome) { return plan_json(outcome); }
+
 json to_json(const SweepResult& result) {
   const SweepSummary& s = result.summary;
   json plans = json::array();

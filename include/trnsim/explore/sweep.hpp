@@ -132,6 +132,22 @@ std::size_t plans_per_combination(const SweepAxes& axes);
 // them can be among the keep fastest.
 std::vector<PlanPoint> search_points(const config::Experiment& ex, const SweepAxes& axes);
 
+// "llama3.1-70b on 64 x trn2.48xlarge (4,096 ranks), analytic network": what a sweep runs on.
+std::string sweep_title(const config::Experiment& ex);
+
+// Contract: one plan of `ex`'s model, batch and cluster, taken through the states above (never
+// pruned); the outcome's index and vary values are the caller's to fill. A plan that cannot run
+// is an outcome, not an error. Cost: a memory estimate, and a build, replay and analysis when it
+// fits.
+PlanOutcome evaluate_plan(const config::Experiment& ex, const PlanPoint& point);
+
+// Contract: runs body(k) once for every k in [0, n) on min(threads, n) threads; `progress` (may
+// be empty) as SweepOptions::progress, from the calling thread. When body writes only slot k of
+// a presized vector, the results do not depend on the thread count. The first exception a body
+// throws is rethrown here, after every thread has stopped.
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t, std::size_t)>& progress,
+                  const std::function<void(std::size_t)>& body);
+
 // Contract: runs the shard's points of `document` (an experiment file's JSON, `file` names it)
 // swept over `axes`. Throws InputError for bad input that concerns the whole sweep (an
 // unreadable experiment, a --vary path or value the experiment refuses); a plan that cannot run

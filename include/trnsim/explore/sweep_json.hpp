@@ -18,6 +18,8 @@ namespace trnsim::explore {
 inline constexpr int kSweepSchemaVersion = 1;
 
 nlohmann::json to_json(const SweepResult& result);
+// One point as the "plans" array holds it (sensitivity's JSON embeds plans the same way).
+nlohmann::json to_json(const PlanOutcome& outcome);
 
 // Contract: the result `document` holds; throws InputError naming `name` and the JSON path when
 // it is not a sweep of this schema version.

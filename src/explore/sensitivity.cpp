@@ -1,0 +1,251 @@
+// trnsim sensitivity's runner: the figures of the experiment's cluster, one variant of the
+// experiment per figure raised, and the capacity grid at two capacities, all simulated in one pool
+// (contracts in explore/sensitivity.hpp).
+#include "trnsim/explore/sensitivity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include "trnsim/config/experiment.hpp"
+#include "trnsim/enum_names.hpp"
+#include "trnsim/error.hpp"
+
+namespace trnsim::explore {
+namespace {
+
+// A figure of the fixed order: the --set paths it is raised through (the first is the one shown;
+// the others follow it by the same factor) and the unit of the first key.
+struct Figure {
+  std::string name, unit;
+  std::vector<std::string> paths;
+};
+
+std::string pointer(const std::string& dotted) {
+  std::string out = "/" + dotted;
+  std::replace(out.begin(), out.end(), '.', '/');
+  return out;
+}
+
+bool has_positive(const config::Experiment& ex, const std::string& path) {
+  const nlohmann::json::json_pointer at(pointer(path));
+  return ex.resolved.contains(at) && ex.resolved[at].is_number() && ex.resolved[at].get<double>() > 0;
+}
+
+double resolved_value(const config::Experiment& ex, const std::string& path) {
+  const nlohmann::json::json_pointer at(pointer(path));
+  if (!ex.resolved.contains(at) || !ex.resolved[at].is_number())
+    throw InternalError(fmt::format("sensitivity: the resolved experiment has no number at {}", path));
+  return ex.resolved[at].get<double>();
+}
+
+// The figures of the fixed order this cluster has; the others go to `skipped` with the reason.
+// Names follow the hardware: NeuronLink on Trainium, NVLink on GPUs (configs/hardware/*.json).
+std::vector<Figure> figures_of(const config::Experiment& ex, std::vector<SkippedFigure>& skipped) {
+  const hw::InstanceSpec& inst = ex.cluster.instance;
+  const bool gpu = inst.chip.family == hw::Family::Gpu;
+  std::vector<Figure> out;
+  const auto add = [&](bool present, Figure f, const std::string& reason) {
+    if (present && has_positive(ex, f.paths.front())) {
+      out.push_back(std::move(f));
+    } else {
+      skipped.push_back({f.name, present ? f.paths.front() + " is 0 in this cluster: no factor raises it" : reason});
+    }
+  };
+
+  // The peak of every format, scaled alike: on Trainium the BF16 peak sets the PE-array clock and
+  // the others are rates relative to it (cost/compute_model.cpp), so raising BF16 alone would
+  // leave FP32 matmuls as fast as before; on GPUs each format runs at its own peak. Formats a chip
+  // does not support (0) stay 0.
+  Figure peak{"tensor-engine peak", "TFLOPS (BF16)", {"cluster.chip.peak.bf16_tflops"}};
+  for (const char* f : {"fp32_tflops", "tf32_tflops", "fp16_tflops", "fp8_tflops"}) {
+    const std::string path = fmt::format("cluster.chip.peak.{}", f);
+    if (has_positive(ex, path)) peak.paths.push_back(path);
+  }
+  if (gpu) peak.name = "tensor-core peak";
+  add(true, peak, "");
+  // Stream engines: the rate is elements per cycle x clock; the elements per cycle move it alone
+  // (the clock of the vector and scalar engines is used nowhere else).
+  add(true, {gpu ? "vector rate (CUDA cores)" : "vector-engine rate", "elements/cycle",
+             {"cluster.chip.core.vector.elements_per_cycle"}}, "");
+  add(true, {gpu ? "scalar rate (special-function units)" : "scalar-engine rate", "elements/cycle",
+             {"cluster.chip.core.scalar.elements_per_cycle"}}, "");
+  add(true, {"HBM bandwidth", "GB/s", {"cluster.chip.hbm_bandwidth_GBps"}}, "");
+  // Trainium's DMA engines move what a kernel reads from HBM (the compute model takes the lower of
+  // the two rates) and every byte a core sends; raising HBM bandwidth past them buys nothing.
+  add(inst.chip.dma_bandwidth > 0, {"DMA bandwidth", "GB/s", {"cluster.chip.dma_bandwidth_GBps"}},
+      gpu ? "GPUs have no DMA-engine figure" : "the chip declares no DMA figure (copies move at half the HBM bandwidth)");
+  // What one DMA queue moves toward one peer in a collective step: on Trainium presets this, not
+  // the NeuronLink, is what limits most collectives (hw::Calibration::collective_stream_bandwidth).
+  add(inst.calibration.collective_stream_bandwidth > 0,
+      {"collective stream rate", "GB/s", {"cluster.calibration.collective_stream_GBps"}},
+      "no per-stream limit in this preset (collectives move at the links' rate)");
+  const std::string link = gpu ? "NVLink" : "NeuronLink";
+  const bool intra = inst.intra.bandwidth > 0;
+  const std::string no_intra = fmt::format("{} has one chip: no chip-to-chip link", inst.name);
+  add(intra, {link + " bandwidth", "GB/s", {"cluster.intra.bandwidth_GBps"}}, no_intra);
+  add(intra, {link + " latency", "us", {"cluster.intra.latency_us"}}, no_intra);
+  const bool ultra = inst.ultraserver_instances > 1;
+  const std::string no_ultra = fmt::format("{} is not an UltraServer", inst.name);
+  add(ultra, {"UltraServer link bandwidth", "GB/s", {"cluster.ultraserver_link.bandwidth_GBps"}}, no_ultra);
+  add(ultra, {"UltraServer link latency", "us", {"cluster.ultraserver_link.latency_us"}}, no_ultra);
+  const bool rack = inst.inter_rack_link.bandwidth > 0;
+  const std::string no_rack = fmt::format("{} has no inter-rack links", inst.name);
+  add(rack, {"inter-rack link bandwidth", "GB/s", {"cluster.inter_rack_link.bandwidth_GBps"}}, no_rack);
+  add(rack, {"inter-rack link latency", "us", {"cluster.inter_rack_link.latency_us"}}, no_rack);
+  const bool efa = inst.nics > 0;
+  const std::string no_efa = fmt::format("{} has no EFA", inst.name);
+  const std::string net = gpu ? "inter-node network" : "EFA";
+  add(efa, {net + " bandwidth", "Gb/s", {"cluster.efa.bandwidth_Gbps"}}, no_efa);
+  add(efa, {net + " latency", "us", {"cluster.efa.latency_us"}}, no_efa);
+  // Collective start-up: the calibration's fixed costs (net/closed_form.hpp), one figure each.
+  add(true, {"collective launch", "us", {"cluster.calibration.collective_launch_us"}}, "");
+  add(true, {"collective step sync", "us", {"cluster.calibration.collective_step_us"}}, "");
+  add(true, {"collective per-message cost", "us", {"cluster.calibration.collective_message_us"}}, "");
+  return out;
+}
+
+// "PATH=VALUE" with the value written so that it parses back to the same double.
+std::string raise(const config::Experiment& ex, const std::string& path, double factor) {
+  return fmt::format("{}={}", path, resolved_value(ex, path) * factor);
+}
+
+// The capacity grid around the base plan (kCapacityGrid), as sweep axes.
+SweepAxes capacity_axes(const PlanOutcome& base) {
+  SweepAxes a;
+  const auto with_half = [](std::int64_t v) {
+    return v % 2 == 0 ? std::vector<std::int64_t>{v, v / 2} : std::vector<std::int64_t>{v};
+  };
+  a.tp = with_half(*base.tp);
+  a.pp = with_half(*base.pp);
+  a.micro_batch = {*base.micro_batch, 2 * *base.micro_batch};
+  const auto r = parse_enum<workload::Recompute>(*base.recompute);
+  a.recompute = {*r};
+  if (*r == workload::Recompute::Full) a.recompute.push_back(workload::Recompute::Selective);
+  if (*r == workload::Recompute::Selective) a.recompute.push_back(workload::Recompute::None);
+  return a;
+}
+
+std::string describe(const SweepAxes& a) {
+  std::vector<std::string> recompute;
+  for (workload::Recompute r : a.recompute) recompute.emplace_back(to_string(r));
+  return fmt::format("tp {{{}}} x pp {{{}}} x micro-batch {{{}}} x recompute {{{}}}; dp derived", fmt::join(a.tp, ", "),
+                     fmt::join(a.pp, ", "), fmt::join(a.micro_batch, ", "), fmt::join(recompute, ", "));
+}
+
+// A plan outcome that is not simulated, as an error: sensitivity compares step times.
+void require_simulated(const PlanOutcome& o, const std::string& file, const std::string& what) {
+  if (o.status == PlanStatus::Simulated) return;
+  throw InputError(fmt::format("{}: {}: the experiment's plan {}: {}", file, what,
+                               o.status == PlanStatus::Invalid ? "cannot run" : "does not fit memory",
+                               o.detail.empty() ? o.reason : o.detail));
+}
+
+CapacityPoint best_of(const std::vector<PlanOutcome>& grid, double hbm_GiB) {
+  CapacityPoint c;
+  c.hbm_GiB = hbm_GiB;
+  for (const PlanOutcome& o : grid) {
+    if (o.status != PlanStatus::Simulated) continue;
+    ++c.fit;
+    if (!c.best || o.step_time_s < c.best->step_time_s) c.best = o;
+  }
+  return c;
+}
+
+}  // namespace
+
+double parse_step(const std::string& text) {
+  std::string number = text;
+  if (!number.empty() && number.back() == '%') number.pop_back();
+  char* end = nullptr;
+  const double percent = number.empty() ? 0 : std::strtod(number.c_str(), &end);
+  if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(percent))
+    throw InputError(fmt::format("--step: expected a percentage such as 10%, 0.5% or -20%, found \"{}\"", text));
+  if (percent == 0) throw InputError("--step: 0 % changes no figure; expected a non-zero percentage such as 10%");
+  if (percent <= -100)
+    throw InputError(fmt::format("--step: {} lowers every figure to 0 or below; expected a percentage above -100%", text));
+  return percent / 100;
+}
+
+SensitivityResult run_sensitivity(const nlohmann::json& document, const std::string& file,
+                                  const SensitivityOptions& options) {
+  if (!(options.step > -1) || options.step == 0 || !std::isfinite(options.step))
+    throw InputError(fmt::format("--step: expected a non-zero change above -100 %, found {} %", options.step * 100));
+  const double factor = 1 + options.step;
+  const config::Experiment base = config::parse_experiment(document, file, options.overrides, config::PlanCheck::Deferred);
+
+  SensitivityResult result;
+  result.experiment = file;
+  result.title = sweep_title(base);
+  result.step = options.step;
+  const std::vector<Figure> figures = figures_of(base, result.skipped);
+
+  // One variant of the experiment per figure raised (its paths together), then the capacity.
+  std::vector<config::Experiment> variants;
+  for (const Figure& f : figures) {
+    std::vector<std::string> overrides = options.overrides;
+    for (const std::string& path : f.paths) overrides.push_back(raise(base, path, factor));
+    variants.push_back(config::parse_experiment(document, file, overrides, config::PlanCheck::Deferred));
+  }
+  std::vector<std::string> more_hbm = options.overrides;
+  more_hbm.push_back(raise(base, "cluster.chip.hbm_GiB", factor));
+  const config::Experiment raised_hbm = config::parse_experiment(document, file, more_hbm, config::PlanCheck::Deferred);
+
+  // The experiment's plan as `trnsim run` takes it: its dp, not one derived.
+  SweepAxes as_given;
+  as_given.dp = {base.parallelism.dp};
+  const PlanPoint plan = plan_points(base, as_given).front();
+  result.base = evaluate_plan(base, plan);
+  require_simulated(result.base, file, "sensitivity");
+
+  // Every other simulation in one pool: slot k < figures is figure k; then the grid at the base
+  // capacity, then at the raised one.
+  const SweepAxes grid_axes = capacity_axes(result.base);
+  const std::vector<PlanPoint> grid = plan_points(base, grid_axes);
+  result.capacity.grid = describe(grid_axes);
+  std::vector<PlanOutcome> outcomes(variants.size() + 2 * grid.size());
+  parallel_for(outcomes.size(), options.threads, options.progress, [&](std::size_t k) {
+    if (k < variants.size()) {
+      outcomes[k] = evaluate_plan(variants[k], plan);
+      return;
+    }
+    const std::size_t g = k - variants.size();
+    outcomes[k] = evaluate_plan(g < grid.size() ? base : raised_hbm, grid[g % grid.size()]);
+    outcomes[k].index = g % grid.size();
+  });
+
+  const double t = result.base.step_time_s;
+  for (std::size_t k = 0; k < figures.size(); ++k) {
+    require_simulated(outcomes[k], file, fmt::format("{} raised", figures[k].name));
+    FigureResponse r;
+    r.order = k;
+    r.name = figures[k].name;
+    r.unit = figures[k].unit;
+    r.paths = figures[k].paths;
+    r.base_value = resolved_value(base, r.paths.front());
+    r.new_value = resolved_value(variants[k], r.paths.front());
+    r.step_time_s = outcomes[k].step_time_s;
+    r.change = r.step_time_s / t - 1;
+    // An unchanged step time is 0, not -0 (a lowering step divides by a negative logarithm).
+    r.elasticity = r.step_time_s == t ? 0 : std::log(r.step_time_s / t) / std::log(r.new_value / r.base_value);
+    result.figures.push_back(std::move(r));
+  }
+  std::stable_sort(result.figures.begin(), result.figures.end(), [](const FigureResponse& a, const FigureResponse& b) {
+    return std::abs(a.elasticity) > std::abs(b.elasticity);
+  });
+
+  const auto first = outcomes.begin() + static_cast<std::ptrdiff_t>(variants.size());
+  const std::vector<PlanOutcome> at_base(first, first + static_cast<std::ptrdiff_t>(grid.size()));
+  const std::vector<PlanOutcome> at_raised(first + static_cast<std::ptrdiff_t>(grid.size()), outcomes.end());
+  result.capacity.plans = grid.size();
+  result.capacity.invalid = static_cast<std::size_t>(std::count_if(
+      at_base.begin(), at_base.end(), [](const PlanOutcome& o) { return o.status == PlanStatus::Invalid; }));
+  result.capacity.base = best_of(at_base, resolved_value(base, "cluster.chip.hbm_GiB"));
+  result.capacity.raised = best_of(at_raised, resolved_value(raised_hbm, "cluster.chip.hbm_GiB"));
+  return result;
+}
+
+}  // namespace trnsim::explore
