@@ -70,11 +70,12 @@ std::string sensitivity_html(const SensitivityResult& r) {
   out += fmt::format("<title>sensitivity: {}</title>\n", html::escape(r.title));
   out += std::string(kStyle) + "</head>\n<body>\n";
   out += fmt::format("<h1>Sensitivity: {}</h1>\n", html::escape(r.title));
-  out += fmt::format("<p>Base step time {:.6g} s. Each figure {} by {:+g} % in turn; elasticity = ln(t'/t) / "
-                     "ln(x'/x): -1, the step time inversely proportional to the figure; 0, independent of it.</p>\n",
-                     t, r.step > 0 ? "raised" : "lowered", 100 * r.step);
+  out += fmt::format("<p>Base step time <span id=\"base-step-time\" data-seconds=\"{}\">{}</span>. Each figure {} "
+                     "by {:+g} % in turn; elasticity = ln(t'/t) / ln(x'/x): -1, the step time inversely proportional "
+                     "to the figure; 0, independent of it.</p>\n",
+                     t, html::escape(html::human_seconds(t)), r.step > 0 ? "raised" : "lowered", 100 * r.step);
   out += bars(r);
-  out += "<table>\n<tr><th>figure</th><th>base</th><th>new</th><th>step time</th><th>change</th>"
+  out += "<table id=\"figures\">\n<tr><th>figure</th><th>base</th><th>new</th><th>step time</th><th>change</th>"
          "<th>elasticity</th></tr>\n";
   for (const FigureResponse& f : r.figures)
     out += fmt::format("<tr><td>{}</td><td>{:.6g} {}</td><td>{:.6g}</td><td>{:.6g} s</td><td>{:+.2f} %</td>"
