@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "trnsim/config/experiment.hpp"
 #include "trnsim/enum_names.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/report/analysis/compare.hpp"
 
 namespace trnsim::explore {
 namespace {
@@ -158,16 +158,11 @@ CapacityPoint best_of(const std::vector<PlanOutcome>& grid, double hbm_GiB) {
 }  // namespace
 
 double parse_step(const std::string& text) {
-  std::string number = text;
-  if (!number.empty() && number.back() == '%') number.pop_back();
-  char* end = nullptr;
-  const double percent = number.empty() ? 0 : std::strtod(number.c_str(), &end);
-  if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(percent))
-    throw InputError(fmt::format("--step: expected a percentage such as 10%, 0.5% or -20%, found \"{}\"", text));
-  if (percent == 0) throw InputError("--step: 0 % changes no figure; expected a non-zero percentage such as 10%");
-  if (percent <= -100)
+  const double step = report::parse_signed_percent(text, "--step");
+  if (step == 0) throw InputError("--step: 0 % changes no figure; expected a non-zero percentage such as 10%");
+  if (step <= -1)
     throw InputError(fmt::format("--step: {} lowers every figure to 0 or below; expected a percentage above -100%", text));
-  return percent / 100;
+  return step;
 }
 
 SensitivityResult run_sensitivity(const nlohmann::json& document, const std::string& file,

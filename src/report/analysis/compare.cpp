@@ -190,6 +190,12 @@ bool any_regression(const std::vector<CompareRow>& rows) {
 }
 
 double parse_percent(std::string_view text, std::string_view what) {
+  const double fraction = parse_signed_percent(text, what);
+  if (fraction < 0) throw InputError(fmt::format("{}: expected a percentage >= 0, found \"{}\"", what, text));
+  return fraction;
+}
+
+double parse_signed_percent(std::string_view text, std::string_view what) {
   std::string_view digits = text;
   if (digits.ends_with('%')) digits.remove_suffix(1);
   double value = 0;
@@ -197,7 +203,6 @@ double parse_percent(std::string_view text, std::string_view what) {
   if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || !std::isfinite(value)) {
     throw InputError(fmt::format("{}: expected a percentage such as 2%, 2 or 0.5%, found \"{}\"", what, text));
   }
-  if (value < 0) throw InputError(fmt::format("{}: expected a percentage >= 0, found \"{}\"", what, text));
   return value / 100;
 }
 

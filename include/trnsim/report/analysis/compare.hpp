@@ -72,6 +72,10 @@ bool any_regression(const std::vector<CompareRow>& rows);
 // A non-negative percentage: "2%", "2", "0.5%" -> 0.02, 0.02, 0.005. Throws InputError naming
 // `what` (e.g. "--tolerance") for anything else: empty, negative, not a number, not finite.
 double parse_percent(std::string_view text, std::string_view what);
+// The same for any sign ("-20%" -> -0.2): the one parser of percentages on the command line
+// (`sensitivity --step` adds its own bounds). Throws InputError naming `what` for an empty,
+// non-numeric or non-finite text.
+double parse_signed_percent(std::string_view text, std::string_view what);
 
 // "METRIC=PCT" (--tolerance-for) -> {METRIC, fraction}; throws InputError when malformed.
 std::pair<std::string, double> parse_metric_tolerance(std::string_view text);
