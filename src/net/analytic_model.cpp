@@ -6,7 +6,7 @@
 namespace trnsim::net {
 
 AnalyticModel::AnalyticModel(NetworkContext& context)
-    : context_(context), link_bytes_(static_cast<std::size_t>(context.topology.link_count()), 0.0) {
+    : context_(context), link_bytes_(static_cast<std::size_t>(context.topology.link_count()), 0.0), group_sets_(context) {
   tally_.bytes.assign(link_bytes_.size(), 0.0);
   set_tally_.bytes.assign(link_bytes_.size(), 0.0);
 }
@@ -75,29 +75,20 @@ AnalyticResult AnalyticModel::result(const Schedule& s) {
 AnalyticModel::SetCall& AnalyticModel::group_set_call(const Collective& c, ReplicaSetId set) {
   const SetKey key{set, false, c.op, c.algorithm, c.bytes};
   if (SetCall* call = find_set_call(key)) return *call;
-  // The time and link bytes one call per group would have: each group's closed form and
-  // schedule (its bytes per link summed on its own first, as start() credits them).
-  const GroupSet& groups = context_.group_sets[set];
-  Collective group{c.op, {}, c.bytes, c.algorithm};
-  AnalyticResult all;
-  for (std::size_t g = 0; g < groups.count(); ++g) {
-    const auto first = groups.ranks.begin() + static_cast<std::ptrdiff_t>(g * static_cast<std::size_t>(groups.group_size));
-    group.ranks.assign(first, first + groups.group_size);
-    const AnalyticResult r = result(context_.schedule(group));
-    all.time = std::max(all.time, r.time);
-    for (const auto& [link, bytes] : r.link_bytes) set_tally_.add(link, bytes);
-  }
-  all.link_bytes = set_tally_.take();
-  return add_set_call(key, std::move(all));
+  return add_set_call(key, group_sets_.price(c, set));
 }
 
 AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double bytes) {
   const SetKey key{set, true, CollectiveOp::AllReduce, Algorithm::Auto, bytes};
   if (SetCall* call = find_set_call(key)) return *call;
   Router& router = context_.router;
+  if (pair_routes_.size() <= set) pair_routes_.resize(set + 1);
+  std::vector<Route>& routes = pair_routes_[set];
+  if (routes.empty()) {
+    for (const auto& [src, dst] : context_.pair_sets[set]) routes.push_back(router.path(src, dst));
+  }
   AnalyticResult all;
-  for (const auto& [src, dst] : context_.pair_sets[set]) {
-    const Route& r = router.path(src, dst);
+  for (const Route& r : routes) {
     all.time = std::max(all.time, context_.transfer_time(r, bytes));
     for (LinkId l : router.links(r)) set_tally_.add(l, bytes);
   }
@@ -125,26 +116,6 @@ std::size_t AnalyticModel::SetKeyHash::operator()(const SetKey& k) const {
     h *= 1099511628211ULL;
   }
   return static_cast<std::size_t>(h);
-}
-
-void AnalyticModel::LinkTally::add(LinkId l, double b) {
-  double& slot = bytes[static_cast<std::size_t>(l)];
-  if (slot == 0) touched.push_back(l);
-  slot += b;
-}
-
-std::vector<std::pair<LinkId, double>> AnalyticModel::LinkTally::take() {
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  std::vector<std::pair<LinkId, double>> out;
-  out.reserve(touched.size());
-  for (LinkId l : touched) {
-    double& slot = bytes[static_cast<std::size_t>(l)];
-    if (slot > 0) out.emplace_back(l, slot);
-    slot = 0;
-  }
-  touched.clear();
-  return out;
 }
 
 }  // namespace trnsim::net

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "group_set_pricing.hpp"
+#include "link_tally.hpp"
 #include "network_model.hpp"
 #include "trnsim/net/analytic_cache.hpp"
 
@@ -38,14 +40,6 @@ class AnalyticModel final : public NetworkModel {
   NetworkCounters counters() const override { return {}; }
 
  private:
-  // Bytes per link, gathered sparsely: a dense array and the links touched, emptied by take().
-  struct LinkTally {
-    std::vector<double> bytes;
-    std::vector<LinkId> touched;
-    void add(LinkId l, double b);
-    // The links with bytes > 0, in link order; leaves the tally empty. O(touched log touched).
-    std::vector<std::pair<LinkId, double>> take();
-  };
   // A distinct call on a replica set: the slowest group's time, the bytes one call of all its
   // groups puts on each link, and how many times it was started.
   struct SetCall {
@@ -74,7 +68,9 @@ class AnalyticModel final : public NetworkModel {
   NetworkContext& context_;
   AnalyticCache cache_;              // one result per distinct collective
   std::vector<double> link_bytes_;  // per link, carried so far by start() and start_transfer()
-  LinkTally tally_, set_tally_;     // scratch for result() and for a set's groups
+  LinkTally tally_, set_tally_;     // scratch for result() and for a pair set's pairs
+  GroupSetPricing group_sets_;      // the first call of each distinct (group set, op, algorithm, size)
+  std::vector<std::vector<Route>> pair_routes_;  // per pair set, once routed: its pairs' routes
   std::unordered_map<SetKey, std::uint32_t, SetKeyHash> set_index_;  // into set_calls_
   std::vector<SetCall> set_calls_;  // in order of first call: the order settle() credits them in
   mutable std::vector<double> set_bytes_;  // per link, carried by set calls (settle())

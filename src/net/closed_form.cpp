@@ -13,6 +13,12 @@ ClosedForm::ClosedForm(Router& router, CollectivePolicy policy)
       sends_(static_cast<std::size_t>(router.topology().devices().ranks()), 0) {}
 
 sim::Time ClosedForm::step_time(const Phase& p) {
+  terms_.clear();
+  phase_terms(p, terms_);
+  return step_time(p, terms_);
+}
+
+void ClosedForm::phase_terms(const Phase& p, std::vector<TransferTerms>& out) {
   const auto& cal = topo_->cluster().instance.calibration;
   touched_.clear();
   auto count = [this](LinkId l) {
@@ -25,23 +31,36 @@ sim::Time ClosedForm::step_time(const Phase& p) {
   }
   // Same expression as the flow model's fair share: capacity / flows on the link.
   auto share = [this](LinkId l) { return topo_->link(l).bandwidth / load_[static_cast<std::size_t>(l)]; };
-  sim::Time worst = sim::Time::zero();
   for (const Transfer& t : p.transfers) {
-    const Route& r = router_->path(t.src, t.dst);
-    double rate = cal.stream_rate();
-    for (LinkId l : router_->links(r)) rate = std::min(rate, share(l));
-    double data = t.bytes > 0 ? t.bytes / rate : 0.0;
-    if (p.reduce && t.bytes > 0) data = std::max(data, t.bytes / share(topo_->dma_link(t.dst)));
-    // The same composition as the flow model's (collective_run.cpp), so that they agree to the
-    // picosecond: messages, then max(step, data), then the route's latency.
-    const double messages = sends_[static_cast<std::size_t>(t.src)];
-    const sim::Time dt = sim::Time::seconds(cal.collective_message_s * messages) +
-                         std::max(sim::Time::seconds(cal.collective_step_s), sim::Time::seconds(data)) +
-                         sim::Time::seconds(r.latency);
-    worst = std::max(worst, dt);
+    TransferTerms& terms = out.emplace_back();
+    terms.route = router_->path(t.src, t.dst);
+    terms.rate = cal.stream_rate();
+    for (LinkId l : router_->links(terms.route)) terms.rate = std::min(terms.rate, share(l));
+    if (p.reduce) {
+      terms.reduce_link = topo_->dma_link(t.dst);
+      terms.reduce_rate = share(terms.reduce_link);
+    }
+    terms.messages = sends_[static_cast<std::size_t>(t.src)];
   }
   for (LinkId l : touched_) load_[static_cast<std::size_t>(l)] = 0;
   for (const Transfer& t : p.transfers) sends_[static_cast<std::size_t>(t.src)] = 0;
+}
+
+sim::Time ClosedForm::step_time(const Phase& p, std::span<const TransferTerms> terms) const {
+  const auto& cal = topo_->cluster().instance.calibration;
+  sim::Time worst = sim::Time::zero();
+  for (std::size_t i = 0; i < p.transfers.size(); ++i) {
+    const double bytes = p.transfers[i].bytes;
+    const TransferTerms& t = terms[i];
+    double data = bytes > 0 ? bytes / t.rate : 0.0;
+    if (p.reduce && bytes > 0) data = std::max(data, bytes / t.reduce_rate);
+    // The same composition as the flow model's (collective_run.cpp), so that they agree to the
+    // picosecond: messages, then max(step, data), then the route's latency.
+    const sim::Time dt = sim::Time::seconds(cal.collective_message_s * t.messages) +
+                         std::max(sim::Time::seconds(cal.collective_step_s), sim::Time::seconds(data)) +
+                         sim::Time::seconds(t.route.latency);
+    worst = std::max(worst, dt);
+  }
   return worst;
 }
 

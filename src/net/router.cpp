@@ -98,6 +98,30 @@ struct Stage {
   }
 };
 
+// The up-down path a Clos stage opens is unique: the source's port to its rail leaf, then the
+// destination's port when that leaf holds it, else the uplink to the chosen spine, the downlink to
+// the destination's leaf and its port. Built link by link, it is what the breadth-first search
+// over the stage's open edges finds, without scanning a spine's links to every leaf (at 65,536
+// chips that scan was a quarter of a replay). False, with nothing appended, if a link is missing:
+// the caller searches then.
+bool clos_path(const Stage& stage, int src_position, int src_instance, std::vector<LinkId>& store) {
+  const Topology* topo = stage.topo;
+  const VertexId up_leaf = topo->leaf(src_position, src_instance);
+  const std::array<VertexId, 5> hops =
+      up_leaf == stage.down_leaf ? std::array<VertexId, 5>{stage.src, up_leaf, stage.dst, -1, -1}
+                                 : std::array<VertexId, 5>{stage.src, up_leaf, stage.spine, stage.down_leaf, stage.dst};
+  const std::size_t first = store.size();
+  for (std::size_t i = 0; i + 1 < hops.size() && hops[i + 1] >= 0; ++i) {
+    const LinkId l = topo->find_link(hops[i], hops[i + 1]);
+    if (l < 0 || !stage.opens(topo->link(l))) {
+      store.resize(first);
+      return false;
+    }
+    store.push_back(l);
+  }
+  return true;
+}
+
 }  // namespace
 
 // Breadth-first search over the edges a stage opens. The colour map and the predecessor links
@@ -184,7 +208,7 @@ Router::~Router() = default;
 
 const Route& Router::route(int src_chip, int dst_chip) {
   const auto key = pair_key(src_chip, dst_chip);
-  if (auto it = cache_.find(key); it != cache_.end()) return routes_[it->second];
+  if (const std::uint32_t* i = cache_.find(key)) return routes_[*i];
   Route r;
   r.first = static_cast<std::uint32_t>(store_.size());
   if (src_chip != dst_chip) {
@@ -213,7 +237,8 @@ const Route& Router::route(int src_chip, int dst_chip) {
         stage.spine = topo_->spine(static_cast<int>(mix(key) % static_cast<std::uint64_t>(topo_->spine_count())));
         stage.down_leaf = topo_->leaf(dst_chip % cpi, di);
       }
-      found = search_->shortest(stage, store_);
+      found = (stage.kind == StageKind::Clos && clos_path(stage, src_chip % cpi, si, store_)) ||
+              search_->shortest(stage, store_);
     }
     if (!found) {
       throw InputError(fmt::format("{}: no route from chip {} to chip {} (instances {} and {}; is EFA configured?)",
@@ -221,7 +246,7 @@ const Route& Router::route(int src_chip, int dst_chip) {
     }
   }
   finish(r);
-  cache_.emplace(key, static_cast<std::uint32_t>(routes_.size() - 1));
+  cache_.insert(key, static_cast<std::uint32_t>(routes_.size() - 1));
   return routes_.back();
 }
 
@@ -229,7 +254,7 @@ const Route& Router::path(int src_rank, int dst_rank) {
   const hw::DeviceMap& dm = topo_->devices();
   const int src_chip = dm.chip_of(src_rank), dst_chip = dm.chip_of(dst_rank);
   const auto key = pair_key(src_rank, dst_chip);
-  if (auto it = paths_.find(key); it != paths_.end()) return routes_[it->second];
+  if (const std::uint32_t* i = paths_.find(key)) return routes_[*i];
   const Route network = route(src_chip, dst_chip);  // a copy: the next push may move routes_
   bool dma = src_chip == dst_chip;
   if (!dma && topo_->cluster().instance.chip.family == hw::Family::Trainium) {
@@ -243,7 +268,7 @@ const Route& Router::path(int src_rank, int dst_rank) {
     store_.push_back(l);
   }
   finish(r);
-  paths_.emplace(key, static_cast<std::uint32_t>(routes_.size() - 1));
+  paths_.insert(key, static_cast<std::uint32_t>(routes_.size() - 1));
   return routes_.back();
 }
 

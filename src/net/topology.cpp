@@ -33,8 +33,8 @@ void Topology::add_link(VertexId u, VertexId v, LinkKind kind, double bandwidth,
                                  to_string(kind), vertex_name(u), vertex_name(v), bandwidth));
   }
   const auto key = pair_key(u, v);
-  if (auto it = link_index_.find(key); it != link_index_.end()) {
-    Link& existing = links_[static_cast<std::size_t>(it->second)];
+  if (const std::uint32_t* at = link_index_.find(key)) {
+    Link& existing = links_[*at];
     if (existing.kind == kind) {
       existing.bandwidth += bandwidth;
       return;
@@ -43,7 +43,7 @@ void Topology::add_link(VertexId u, VertexId v, LinkKind kind, double bandwidth,
   }
   const auto id = static_cast<LinkId>(links_.size());
   links_.push_back(Link{u, v, kind, bandwidth, latency});
-  link_index_.emplace(key, id);
+  link_index_.insert(key, static_cast<std::uint32_t>(id));
   boost::add_edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), id, graph_->graph);
 }
 
@@ -64,8 +64,8 @@ void Topology::add_duplex(VertexId u, VertexId v, LinkKind up, LinkKind down, do
 }
 
 LinkId Topology::find_link(VertexId u, VertexId v) const {
-  const auto it = link_index_.find(pair_key(u, v));
-  return it == link_index_.end() ? -1 : it->second;
+  const std::uint32_t* at = link_index_.find(pair_key(u, v));
+  return at == nullptr ? -1 : static_cast<LinkId>(*at);
 }
 
 VertexId Topology::leaf(int rail, int instance) const {

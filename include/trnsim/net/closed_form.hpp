@@ -15,6 +15,7 @@
 // the sum of its steps. Routes start with the sender's DMA link on Trainium (router.hpp), so a
 // chip's DMA throughput limits its core-to-core transfers, its NeuronLink sends and its reductions
 // alike. No contention with other collectives.
+#include <span>
 #include <vector>
 
 #include "trnsim/net/collective.hpp"
@@ -23,6 +24,16 @@
 #include "trnsim/sim/time.hpp"
 
 namespace trnsim::net {
+
+// What one transfer's time in a step depends on besides its bytes: its route, and the shares of
+// bandwidth the step's transfers leave it (ClosedForm::phase_terms).
+struct TransferTerms {
+  Route route;
+  LinkId reduce_link = -1;  // a reducing step: the receiver's DMA link, which reads its operand
+  double rate = 0;          // bytes/s: the stream rate capped by its links' shares
+  double reduce_rate = 0;   // a reducing step: the share of reduce_link, else 0
+  int messages = 0;         // transfers its sender sends in the step
+};
 
 class ClosedForm {
  public:
@@ -44,6 +55,11 @@ class ClosedForm {
   static constexpr std::size_t kMeshMaxRanks = 64;
 
   sim::Time step_time(const Phase& p);
+  // The two halves of step_time(p), for callers that price one phase's shape at many sizes:
+  // phase_terms appends p's transfers' terms to `out` in transfer order (O(transfers x hops),
+  // cached routes); step_time(p, terms) is step_time(p) from them, the same arithmetic, O(transfers).
+  void phase_terms(const Phase& p, std::vector<TransferTerms>& out);
+  sim::Time step_time(const Phase& p, std::span<const TransferTerms> terms) const;
   // A point-to-point transfer of `bytes` on route `r`: L + M + max(S, bytes / bottleneck) + latency,
   // the cost of a one-step, one-message collective.
   sim::Time transfer_time(const Route& r, double bytes) const;
@@ -57,6 +73,7 @@ class ClosedForm {
   std::vector<int> load_;   // per link, zero between calls
   std::vector<int> sends_;  // per global rank: transfers it sends in the step; zero between calls
   std::vector<LinkId> touched_;
+  std::vector<TransferTerms> terms_;  // step_time(p)'s scratch
 };
 
 }  // namespace trnsim::net

@@ -19,9 +19,9 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
+#include "trnsim/net/flat_index.hpp"
 #include "trnsim/net/topology.hpp"
 
 namespace trnsim::net {
@@ -63,7 +63,7 @@ class Router {
   const Topology* topo_;
   std::vector<LinkId> store_;
   std::vector<Route> routes_;
-  std::unordered_map<std::uint64_t, std::uint32_t> cache_, paths_;  // index in routes_
+  FlatIndex cache_, paths_;  // index in routes_
   std::unique_ptr<Search> search_;
 };
 

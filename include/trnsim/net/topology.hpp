@@ -10,12 +10,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "trnsim/enum_names.hpp"
 #include "trnsim/hw/device_map.hpp"
 #include "trnsim/hw/specs.hpp"
+#include "trnsim/net/flat_index.hpp"
 
 namespace trnsim::net {
 
@@ -130,7 +130,7 @@ class Topology {
   std::unique_ptr<LinkGraph> graph_;
   std::vector<Vertex> vertices_;  // by vertex index
   std::vector<Link> links_;       // by link id
-  std::unordered_map<std::uint64_t, LinkId> link_index_;
+  FlatIndex link_index_;  // pair_key(u, v) -> its LinkId
   std::vector<VertexId> leaves_;  // [leaf_group * rails + rail]
   int rails_ = 0;
   int leaf_group_size_ = 1;

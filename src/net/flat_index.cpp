@@ -1,0 +1,37 @@
+#include "trnsim/net/flat_index.hpp"
+
+#include <fmt/core.h>
+
+#include "trnsim/error.hpp"
+
+namespace trnsim::net {
+
+void FlatIndex::insert(std::uint64_t key, std::uint32_t value) {
+  if (key == kEmpty) throw InternalError("FlatIndex: the empty-slot key cannot be stored");
+  if (2 * (size_ + 1) > keys_.size()) grow();
+  std::size_t i = slot(key);
+  for (; keys_[i] != kEmpty; i = (i + 1) & mask_) {
+    if (keys_[i] == key) throw InternalError(fmt::format("FlatIndex: key {:#x} stored twice", key));
+  }
+  keys_[i] = key;
+  values_[i] = value;
+  ++size_;
+}
+
+void FlatIndex::grow() {
+  std::vector<std::uint64_t> keys = std::move(keys_);
+  std::vector<std::uint32_t> values = std::move(values_);
+  const std::size_t capacity = keys.empty() ? 64 : 2 * keys.size();
+  keys_.assign(capacity, kEmpty);
+  values_.assign(capacity, 0);
+  mask_ = capacity - 1;
+  for (std::size_t j = 0; j < keys.size(); ++j) {
+    if (keys[j] == kEmpty) continue;
+    std::size_t i = slot(keys[j]);
+    while (keys_[i] != kEmpty) i = (i + 1) & mask_;
+    keys_[i] = keys[j];
+    values_[i] = values[j];
+  }
+}
+
+}  // namespace trnsim::net

@@ -1,0 +1,19 @@
+#pragma once
+// Net-internal: bytes per link, gathered sparsely (a dense array and the links touched), for the
+// analytic model's per-call link figures.
+#include <utility>
+#include <vector>
+
+#include "trnsim/net/topology.hpp"
+
+namespace trnsim::net {
+
+struct LinkTally {
+  std::vector<double> bytes;  // sized to the topology's link count, zero between takes
+  std::vector<LinkId> touched;
+  void add(LinkId l, double b);
+  // Contract: the links with bytes > 0, in link order; leaves the tally empty. O(touched log touched).
+  std::vector<std::pair<LinkId, double>> take();
+};
+
+}  // namespace trnsim::net
