@@ -8,6 +8,7 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <mutex>
 #include <thread>
@@ -87,6 +88,21 @@ void reject(PlanOutcome& o, const InputError& e) {
 struct Admitted {
   replay::StepInput input;
   workload::ResolvedPlan resolved;
+  std::size_t combination = 0;  // its --vary combination: plans of one share their cluster
+};
+
+// A worker thread's fabric (net/fabric.hpp): the topology and routes of the combination it last
+// simulated, reused while its plans stay on that cluster. The figures do not depend on it.
+struct WorkerFabric {
+  std::size_t combination = std::numeric_limits<std::size_t>::max();
+  std::shared_ptr<net::Fabric> fabric;
+  std::shared_ptr<net::Fabric> of(const Admitted& a) {
+    if (!fabric || combination != a.combination) {
+      fabric = std::make_shared<net::Fabric>(a.input.cluster);
+      combination = a.combination;
+    }
+    return fabric;
+  }
 };
 
 // Checks the point and sizes it against memory: the outcome is final (invalid, out of memory)
@@ -129,11 +145,11 @@ std::optional<Admitted> admit(const PlanPoint& point, const config::Experiment& 
   }
 }
 
-void simulate(const Admitted& a, PlanOutcome& o) {
+void simulate(const Admitted& a, PlanOutcome& o, WorkerFabric* fabric = nullptr) {
   try {
     replay::StepRun run = replay::prepare_step(a.input, a.resolved);
-    replay::replay_step(a.input, run);
-    const report::StepReport rep = report::analyze(a.input, run);
+    replay::replay_step(a.input, run, fabric != nullptr ? fabric->of(a) : nullptr);
+    const report::StepReport rep = report::analyze(a.input, run, {.critical_path = false});
     o.status = PlanStatus::Simulated;
     o.step_time_s = rep.step_time_s;
     o.tokens_per_s = rep.tokens_per_s;
@@ -170,14 +186,19 @@ double compute_lower_bound(const Admitted& a) {
 
 void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t, std::size_t)>& progress,
                   const std::function<void(std::size_t)>& body) {
+  parallel_for_workers(n, threads, progress, [&body](std::size_t k, std::size_t) { body(k); });
+}
+
+void parallel_for_workers(std::size_t n, int threads, const std::function<void(std::size_t, std::size_t)>& progress,
+                          const std::function<void(std::size_t, std::size_t)>& body) {
   std::atomic<std::size_t> next{0}, done{0};
   std::exception_ptr failure;
   std::mutex mutex;
   std::condition_variable finished;
-  const auto work = [&] {
+  const auto work = [&](std::size_t worker) {
     for (std::size_t k = next++; k < n; k = next++) {
       try {
-        body(k);
+        body(k, worker);
       } catch (...) {
         const std::lock_guard lock(mutex);
         if (!failure) failure = std::current_exception();
@@ -191,7 +212,7 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
   };
   const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)), n);
   std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < count; ++t) pool.emplace_back(work);
+  for (std::size_t t = 0; t < count; ++t) pool.emplace_back(work, t);
   if (progress) {
     std::unique_lock lock(mutex);
     while (!failure && done < n) {
@@ -233,6 +254,7 @@ void search(std::vector<PlanOutcome>& outcomes, std::vector<std::optional<Admitt
   std::vector<double> best;  // the `keep` fastest step times so far, ascending
   const auto kth_best = [&] { return best.size() < keep ? std::numeric_limits<double>::infinity() : best[keep - 1]; };
   const std::size_t wave = static_cast<std::size_t>(std::max(1, options.threads));
+  std::vector<WorkerFabric> fabrics(wave);
   std::size_t at = 0;
   while (at < order.size() && outcomes[order[at]].lower_bound_s <= kth_best()) {
     const std::size_t end = std::min(order.size(), at + wave);
@@ -241,9 +263,9 @@ void search(std::vector<PlanOutcome>& outcomes, std::vector<std::optional<Admitt
     for (std::size_t i = 0; i < trial.size(); ++i) trial[i] = outcomes[order[at + i]];
     // An error of a replay the one-at-a-time order would have skipped must not surface: each is
     // held with its plan and raised only when that plan is accepted below.
-    parallel_for(trial.size(), options.threads, {}, [&](std::size_t i) {
+    parallel_for_workers(trial.size(), options.threads, {}, [&](std::size_t i, std::size_t worker) {
       try {
-        simulate(*admitted[order[at + i]], trial[i]);
+        simulate(*admitted[order[at + i]], trial[i], &fabrics[worker]);
       } catch (...) {
         failed[i] = std::current_exception();
       }
@@ -376,9 +398,14 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
   const auto combo = [&](std::size_t k) -> const Combination& { return combos[flat[mine[k]].first]; };
 
   if (!options.search) {
-    parallel_for(mine.size(), options.threads, options.progress, [&](std::size_t k) {
+    std::vector<WorkerFabric> fabrics(static_cast<std::size_t>(std::max(1, options.threads)));
+    parallel_for_workers(mine.size(), options.threads, options.progress, [&](std::size_t k, std::size_t worker) {
       PlanOutcome& o = result.outcomes[k];
-      o = evaluate_plan(combo(k).experiment, point(k));
+      o = PlanOutcome{};
+      if (std::optional<Admitted> a = admit(point(k), combo(k).experiment, o)) {
+        a->combination = flat[mine[k]].first;
+        simulate(*a, o, &fabrics[worker]);
+      }
       o.index = mine[k];
       o.vary = combo(k).values;
     });
@@ -389,6 +416,7 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
     result.outcomes[k].index = mine[k];
     result.outcomes[k].vary = combo(k).values;
     admitted[k] = admit(point(k), combo(k).experiment, result.outcomes[k]);
+    if (admitted[k]) admitted[k]->combination = flat[mine[k]].first;
   });
   search(result.outcomes, admitted, options);
   return result;

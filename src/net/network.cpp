@@ -9,16 +9,23 @@
 
 namespace trnsim::net {
 
-NetworkContext::NetworkContext(const hw::ClusterSpec& cluster, sim::Engine& sim_engine, CollectivePolicy policy)
-    : engine(sim_engine), topology(cluster), router(topology), closed_form(router, std::move(policy)) {}
+NetworkContext::NetworkContext(std::shared_ptr<Fabric> shared, sim::Engine& sim_engine, CollectivePolicy policy)
+    : fabric(std::move(shared)),
+      engine(sim_engine),
+      topology(fabric->topology),
+      router(fabric->router),
+      closed_form(router, std::move(policy)) {}
 
 Schedule NetworkContext::schedule(const Collective& c) {
   return make_schedule(c, closed_form.choose(c), topology.cluster(), topology.devices());
 }
 
 Network::Network(const hw::ClusterSpec& cluster, NetworkModelKind kind, sim::Engine& engine, CollectivePolicy policy)
+    : Network(std::make_shared<Fabric>(cluster), kind, engine, std::move(policy)) {}
+
+Network::Network(std::shared_ptr<Fabric> fabric, NetworkModelKind kind, sim::Engine& engine, CollectivePolicy policy)
     : kind_(kind),
-      context_(std::make_unique<NetworkContext>(cluster, engine, std::move(policy))),
+      context_(std::make_unique<NetworkContext>(std::move(fabric), engine, std::move(policy))),
       model_(network_model(kind).make(*context_)) {}
 
 Network::~Network() = default;

@@ -3,12 +3,14 @@
 // net::Network (include/trnsim/net/network.hpp) owns one context and one model, chosen by name
 // from the registry (include/trnsim/net/network_models.hpp, rows in network_models.cpp).
 #include <cstddef>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "trnsim/net/analytic_cache.hpp"
 #include "trnsim/net/closed_form.hpp"
 #include "trnsim/net/collective.hpp"
+#include "trnsim/net/fabric.hpp"
 #include "trnsim/net/network.hpp"
 #include "trnsim/net/router.hpp"
 #include "trnsim/net/topology.hpp"
@@ -28,7 +30,7 @@ using PairSet = std::vector<std::pair<int, int>>;
 // What every model reads: the engine, the topology and its routes, the closed form. Built once
 // per Network; never moves (models keep a reference).
 struct NetworkContext {
-  NetworkContext(const hw::ClusterSpec& cluster, sim::Engine& sim_engine, CollectivePolicy policy);
+  NetworkContext(std::shared_ptr<Fabric> shared, sim::Engine& sim_engine, CollectivePolicy policy);
   NetworkContext(const NetworkContext&) = delete;
   NetworkContext& operator=(const NetworkContext&) = delete;
 
@@ -38,9 +40,10 @@ struct NetworkContext {
   // expression in every model, so that they agree to the picosecond).
   sim::Time transfer_time(const Route& r, double bytes) const { return closed_form.transfer_time(r, bytes); }
 
+  std::shared_ptr<Fabric> fabric;
   sim::Engine& engine;
-  Topology topology;
-  Router router;
+  const Topology& topology;  // the fabric's
+  Router& router;            // the fabric's
   ClosedForm closed_form;
   CollectiveCache<sim::Time> expected;  // Network::expected(): closed-form times already computed
   std::vector<GroupSet> group_sets;

@@ -1,6 +1,8 @@
 #include "trnsim/replay/step_simulation.hpp"
 
 #include <chrono>
+#include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -60,10 +62,11 @@ StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved) {
   return run;
 }
 
-void replay_step(const StepInput& input, StepRun& run) {
+void replay_step(const StepInput& input, StepRun& run, std::shared_ptr<net::Fabric> fabric) {
   const auto t_sim = std::chrono::steady_clock::now();
   sim::Engine engine;
-  net::Network network(input.cluster, input.network, engine, input.software.collectives);
+  if (!fabric) fabric = std::make_shared<net::Fabric>(input.cluster);
+  net::Network network(std::move(fabric), input.network, engine, input.software.collectives);
   NetCommunicator comm(network, input.algorithm, input.collapse_replicas);
   ExecutorOptions exec;
   exec.comm_compute_slowdown = run.comm_compute_slowdown;

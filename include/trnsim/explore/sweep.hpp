@@ -147,6 +147,10 @@ PlanOutcome evaluate_plan(const config::Experiment& ex, const PlanPoint& point);
 // throws is rethrown here, after every thread has stopped.
 void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t, std::size_t)>& progress,
                   const std::function<void(std::size_t)>& body);
+// The same with body(k, worker): worker in [0, min(threads, n)) names the thread that runs k, for
+// state each thread keeps for itself (a sweep's fabrics).
+void parallel_for_workers(std::size_t n, int threads, const std::function<void(std::size_t, std::size_t)>& progress,
+                          const std::function<void(std::size_t, std::size_t)>& body);
 
 // Contract: runs the shard's points of `document` (an experiment file's JSON, `file` names it)
 // swept over `axes`. Throws InputError for bad input that concerns the whole sweep (an

@@ -32,6 +32,8 @@
 
 namespace trnsim::net {
 
+struct Fabric;  // fabric.hpp
+
 // A registered set of groups or of point-to-point pairs (Network::add_group_set, add_pair_set).
 using ReplicaSetId = std::uint32_t;
 
@@ -64,6 +66,9 @@ class Network {
   // the network. `policy` is the collective library's choice of algorithm for calls whose
   // algorithm is Auto (the software preset's; the default, no rules, takes the optimum).
   Network(const hw::ClusterSpec& cluster, NetworkModelKind kind, sim::Engine& engine, CollectivePolicy policy = {});
+  // The same on a fabric built before (fabric.hpp), shared with networks of other plans on its
+  // cluster, one at a time: no topology to build, and the routes they found are not searched again.
+  Network(std::shared_ptr<Fabric> fabric, NetworkModelKind kind, sim::Engine& engine, CollectivePolicy policy = {});
   ~Network();
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;

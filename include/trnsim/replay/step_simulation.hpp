@@ -3,11 +3,13 @@
 // software's defaults, else the plainest plan that fits), builds the StepGraph (workload), prices
 // every Work on the chip (cost), runs the graph on the engine with the network (net, replay) and
 // estimates memory. The report layer turns the result into figures.
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "trnsim/cost/compute_model.hpp"
 #include "trnsim/hw/specs.hpp"
+#include "trnsim/net/fabric.hpp"
 #include "trnsim/net/network.hpp"
 #include "trnsim/replay/timeline.hpp"
 #include "trnsim/workload/memory.hpp"
@@ -58,8 +60,10 @@ StepRun simulate_step(const StepInput& input);
 // The two halves of simulate_step for a plan already resolved (every optional set):
 // prepare_step builds the graph, prices its works and estimates memory (no replay, `timeline`
 // empty); replay_step runs it on the engine with input.network and fills timeline and links.
+// `fabric`, when given, must be input.cluster's (net/fabric.hpp): plans on one cluster then share
+// its topology and routes; the figures are the same with or without it.
 StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved);
-void replay_step(const StepInput& input, StepRun& run);
+void replay_step(const StepInput& input, StepRun& run, std::shared_ptr<net::Fabric> fabric = {});
 
 // HBM one rank of `cluster` may use (bytes): the chip's HBM over its ranks (a GPU, or a logical
 // NeuronCore of logical_core_size physical cores).

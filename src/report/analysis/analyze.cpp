@@ -63,7 +63,7 @@ void hbm_bound_kernels(const replay::StepRun& run, const cost::ComputeModel& com
 
 }  // namespace
 
-StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
+StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, const AnalyzeOptions& options) {
   StepReport r;
   r.model = input.model.name;
   r.parameters = input.model.parameters();
@@ -107,7 +107,7 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
   const cost::ComputeModel compute(input.cluster.instance.chip, input.cluster.instance.calibration, dtype,
                                    run.physical_cores_per_rank);
   hbm_bound_kernels(run, compute, r);
-  r.critical_path = critical_path(run.graph, run.timeline);
+  if (options.critical_path) r.critical_path = critical_path(run.graph, run.timeline);
   r.links = link_utilisation(run.links, r.step_time_s);
   r.ranks = run.ranks;
   r.simulated_ranks = static_cast<int>(run.graph.simulated_ranks.size());

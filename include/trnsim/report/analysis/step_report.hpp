@@ -77,8 +77,14 @@ struct StepReport {
   double build_seconds = 0, simulate_seconds = 0;
 };
 
+struct AnalyzeOptions {
+  // Off: StepReport::critical_path stays empty (a sweep ranks plans by figures that do not use it,
+  // and tracing it is a tenth of a plan's time).
+  bool critical_path = true;
+};
+
 // Contract: figures from `run`; O(tasks log tasks).
-StepReport analyze(const replay::StepInput& input, const replay::StepRun& run);
+StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, const AnalyzeOptions& options = {});
 
 std::string_view engine_name(cost::Engine e);   // "tensor", "vector", "scalar", "hbm"
 std::string_view op_class_name(cost::OpClass c);  // "matmul", "attention", ...
