@@ -1,5 +1,8 @@
 #include "chunk_program.hpp"
 
+#include <cstdint>
+#include <string>
+
 #include <fmt/format.h>
 
 namespace trnsim::workload {
@@ -15,12 +18,26 @@ const char* category_tag(Category c) {
   }
 }
 
+// Appends the object representation of a number: equal keys mean bit-equal fields.
+template <class T>
+void append_bits(std::string& key, T v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+// Works are equal when their names and every field of every kernel are (bit for bit); the key is
+// binary, not formatted text, since a plan interns one per segment of every chunk program.
 std::string signature(const Work& w) {
   std::string key = w.name;
+  key += '\0';
   for (const auto& k : w.kernels) {
-    key += fmt::format("|{},{},{},{},{},{},{},{},{},{},{},{}", k.name, static_cast<int>(k.op), k.m, k.n, k.k,
-                       k.batch, static_cast<int>(k.causal), k.vector_elements, k.scalar_elements, k.hbm_bytes,
-                       k.flops, k.low_precision);
+    key += k.name;
+    key += '\0';
+    append_bits(key, static_cast<int>(k.op));
+    for (const std::int64_t v : {k.m, k.n, k.k, k.batch}) append_bits(key, v);
+    append_bits(key, static_cast<int>(k.causal));
+    for (const double v : {k.vector_elements, k.scalar_elements, k.hbm_bytes, k.flops, k.element_bytes}) append_bits(key, v);
+    append_bits(key, static_cast<unsigned char>(k.low_precision ? 1 : 0));
+    append_bits(key, static_cast<unsigned char>(k.fused_epilogue ? 1 : 0));
   }
   return key;
 }
