@@ -202,6 +202,9 @@ const Field<SoftwareSpec> kSoftwareFields[] = {
     object<&SoftwareSpec::kernels, kKernelsFields>("kernels", "which kernels the stack runs"),
     object<&SoftwareSpec::overlap, kOverlapFields>("overlap", "what overlaps with what"),
     value<&SoftwareSpec::kv_replication>("kv_replication", "KV heads replicated when tp exceeds them").or_default(true),
+    value<&SoftwareSpec::moe_pad_to_capacity>("moe_pad_to_capacity",
+                                              "MoE under a capacity factor: experts padded to capacity (else tokens dropped)")
+        .optional([](const SoftwareSpec& s) { return s.moe_pad_to_capacity; }),
     collectives_row(),
 };
 

@@ -31,8 +31,8 @@ class Builder {
       : model_(model), training_(training), software_(software),
         precision_(software.precision_for(training.precision)), opts_(opts),
         plan_(make_plan(model, training, par, opts.total_ranks)),
-        layout_(plan_.tp, plan_.dp, plan_.pp, plan_.rank_order),
-        dims_(layer_dims(model, plan_.tp)),
+        layout_(plan_.tp, plan_.dp, plan_.pp, plan_.rank_order, plan_.ep),
+        dims_(layer_dims(model, plan_.tp, plan_.ep)),
         calls_(layout_, opts.symmetric, graph_),
         virtual_count_(plan_.pp * plan_.virtual_stages),
         positions_(model.max_positions > 0 ? model.max_positions : training.seq_len) {}
@@ -77,6 +77,9 @@ class Builder {
     c.micro_batches = plan_.micro_batches;
     c.positions = positions_;
     c.head_parameters = head_params();
+    c.expert_load = expert_load(training_, software_);
+    c.dispatch_factor = software_.moe_pad_to_capacity && training_.moe_capacity_factor > 0
+                            ? training_.moe_capacity_factor : 1.0;
     return c;
   }
 
@@ -104,7 +107,8 @@ class Builder {
       }
       for (I64 l = first_layer + per_chunk - 1; l >= first_layer; --l) {
         layer_backward(c, i32(l), bwd);
-        marks.push_back({bwd.size() - 1, layer_parameters(dims_)});
+        const LayerParameters lp = layer_parameters(dims_, l);
+        marks.push_back({bwd.size() - 1, lp.total(), lp.experts});
       }
       if (vs == 0) {
         embedding_backward(c, bwd);
@@ -115,8 +119,9 @@ class Builder {
     }
     // The optimizer's Work per stage (its parameter shard differs between stages).
     for (I64 p = 0; p < plan_.pp; ++p) {
-      double n = stage_parameters(model_, plan_, positions_, p);
-      if (zero_active()) n /= dbl(plan_.dp);
+      const LayerParameters sp = stage_parameters(model_, plan_, positions_, p);
+      // ZeRO-1 shards the dense parameters over dp, the routed experts over their dp / ep.
+      const double n = zero_active() ? sp.dense / dbl(plan_.dp) + sp.experts / dbl(plan_.dp / plan_.ep) : sp.total();
       Work w{"optimizer", {gradient_norm_kernel(precision_, n), optimizer_kernel(precision_, training_.optimizer, n)},
              -1};
       optimizer_work_.push_back(table.intern(std::move(w)));
@@ -151,7 +156,7 @@ class Builder {
     I32 rank = 0;
     RankLayout::Coord coord;
     TaskId chain = kNone;  // last task on the rank's compute chain
-    std::uint32_t tp_calls = 0, dp_calls = 0, tied_calls = 0;
+    std::uint32_t tp_calls = 0, dp_calls = 0, tied_calls = 0, ep_calls = 0, expert_dp_calls = 0;
   };
 
   TaskId emit_chained(RankState& st, Task t) {
@@ -171,7 +176,7 @@ class Builder {
     for (std::size_t i = 0; i < order.size(); ++i) {
       if (!order[i].forward) last_backward[idx(order[i].chunk)] = i;
     }
-    std::vector<std::pair<TaskId, double>> gradients;  // (task, parameters) in completion order
+    std::vector<GradientReady> gradients;  // in completion order
     Task base;
     base.rank = st.rank;
     base.stage = i32(p);
@@ -190,11 +195,12 @@ class Builder {
         t.layer = seg.layer;
         t.micro_batch = u.micro_batch;
         if (seg.collective) {
+          const GroupKind group = seg.expert ? GroupKind::Ep : GroupKind::Tp;
           t.kind = TaskKind::Collective;
           t.stream = Stream::TpComm;
-          t.category = Category::TpComm;
-          t.index = calls_.collective(GroupKind::Tp, st.coord, seg.op, seg.bytes);
-          t.call = calls_.call(GroupKind::Tp, st.coord, st.tp_calls);
+          t.category = seg.expert ? Category::EpComm : Category::TpComm;
+          t.index = calls_.collective(group, st.coord, seg.op, seg.bytes);
+          t.call = calls_.call(group, st.coord, seg.expert ? st.ep_calls : st.tp_calls);
         } else {
           t.index = seg.work;
         }
@@ -209,7 +215,7 @@ class Builder {
           join = std::exchange(overlapped, kNone);
         }
         if (first == kNone) first = id;
-        if (grads && seg.gradient_params > 0) gradients.emplace_back(id, seg.gradient_params);
+        if (grads && seg.gradient_params > 0) gradients.push_back({id, seg.gradient_params, seg.expert_gradient_params});
       }
       // Every overlapped collective is followed by its wgrad and the layer's next segment.
       if (join != kNone || overlapped != kNone) throw InternalError("build_step: an overlapped collective ends a unit");
@@ -243,6 +249,12 @@ class Builder {
     return plan_.sequence_parallel && plan_.tp > 1 ? full / dbl(plan_.tp) : full;
   }
 
+  // A gradient completion: after `task`, `params` have their gradient, `experts` of them routed experts'.
+  struct GradientReady {
+    TaskId task;
+    double params, experts;
+  };
+
   TaskId emit_dp_collective(RankState& st, GroupKind kind, CollectiveOp op, double bytes, TaskId after,
                             TaskId& dp_chain) {
     Task t;
@@ -252,7 +264,10 @@ class Builder {
     t.rank = st.rank;
     t.stage = i32(st.coord.pp);
     t.index = calls_.collective(kind, st.coord, op, bytes);
-    t.call = calls_.call(kind, st.coord, kind == GroupKind::Tied ? st.tied_calls : st.dp_calls);
+    t.call = calls_.call(kind, st.coord,
+                         kind == GroupKind::Tied       ? st.tied_calls
+                         : kind == GroupKind::ExpertDp ? st.expert_dp_calls
+                                                       : st.dp_calls);
     const TaskId id = add_task(t);
     edges_.add(after, id);
     if (dp_chain != kNone) edges_.add(dp_chain, id);
@@ -262,23 +277,32 @@ class Builder {
 
   // Data-parallel gradient reduction in buckets of gradient_bucket_bytes: each bucket as soon as
   // its gradients are complete (overlapping the rest of the backward pass), or every bucket after
-  // the last backward task (DpReduction::AfterBackward).
-  void emit_gradient_sync(RankState& st, const std::vector<std::pair<TaskId, double>>& gradients) {
+  // the last backward task (DpReduction::AfterBackward). Routed experts' gradients go in buckets
+  // of their own on their data-parallel group (dp / ep ranks; none when that is 1).
+  void emit_gradient_sync(RankState& st, const std::vector<GradientReady>& gradients) {
     const double gb = bytes(precision_.gradients);
     const bool after_backward = software_.overlap.dp_reduction == DpReduction::AfterBackward;
     const TaskId backward_end = st.chain;
     TaskId dp_chain = kNone;
-    std::vector<double> buckets;  // parameters per bucket, for the ZeRO-1 all-gathers
+    std::vector<std::pair<GroupKind, double>> buckets;  // group and parameters, for the ZeRO-1 all-gathers
     if (plan_.dp > 1) {
       const CollectiveOp op = zero_active() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
-      double pending = 0;
+      const bool expert_sync = plan_.dp / plan_.ep > 1;
+      double pending = 0, pending_experts = 0;
       for (std::size_t i = 0; i < gradients.size(); ++i) {
-        pending += gradients[i].second;
-        if (pending * gb >= training_.gradient_bucket_bytes || i + 1 == gradients.size()) {
-          emit_dp_collective(st, GroupKind::Dp, op, pending * gb, after_backward ? backward_end : gradients[i].first,
-                             dp_chain);
-          buckets.push_back(pending);
+        pending += gradients[i].params - gradients[i].experts;
+        pending_experts += gradients[i].experts;
+        const bool last = i + 1 == gradients.size();
+        const TaskId after = after_backward ? backward_end : gradients[i].task;
+        if (pending * gb >= training_.gradient_bucket_bytes || last) {
+          emit_dp_collective(st, GroupKind::Dp, op, pending * gb, after, dp_chain);
+          buckets.emplace_back(GroupKind::Dp, pending);
           pending = 0;
+        }
+        if (expert_sync && (pending_experts * gb >= training_.gradient_bucket_bytes || (last && pending_experts > 0))) {
+          emit_dp_collective(st, GroupKind::ExpertDp, op, pending_experts * gb, after, dp_chain);
+          buckets.emplace_back(GroupKind::ExpertDp, pending_experts);
+          pending_experts = 0;
         }
       }
     }
@@ -297,8 +321,8 @@ class Builder {
     if (dp_chain != kNone) edges_.add(dp_chain, opt_id);
     if (zero_active()) {
       const double wb = bytes(precision_.weights);
-      for (double params : buckets) {
-        emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, params * wb, opt_id, dp_chain);
+      for (const auto& [group, params] : buckets) {
+        emit_dp_collective(st, group, CollectiveOp::AllGather, params * wb, opt_id, dp_chain);
       }
     }
   }

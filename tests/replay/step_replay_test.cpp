@@ -205,3 +205,24 @@ TEST_CASE("step replay: symmetric and full builds of one plan take the same step
   CHECK(a.step_time > sim::Time::us(100));  // not trivially zero
   CHECK(a.step_time == b.step_time);
 }
+
+TEST_CASE("step replay: symmetric and full builds of a MoE plan with expert parallelism take the same step time") {
+  // The same invariant with all-to-alls on EP groups (ep 2 of dp 4) and the experts' gradient
+  // buckets on their own data-parallel groups (dp / ep = 2): tp 2, pp 2, ZeRO-1, 16 ranks.
+  ModelSpec m = llama(4, 512, 8, 2, 1408, 1000);
+  m.experts = 4;
+  m.experts_per_token = 2;
+  m.expert_ffn_hidden = 512;
+  const TrainingSpec t = training(256, 16, 2);
+  auto p = parallelism(2, 2, 4, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1);
+  p.ep = 2;
+  BuildOptions full;
+  full.symmetric = false;
+  const StepGraph sym = build_step(m, t, p, plain_software());
+  const StepGraph all = build_step(m, t, p, plain_software(), full);
+  REQUIRE(all.simulated_ranks.size() == 16);
+  const auto a = replay_step(sym, kernel_count_seconds(sym, 1e-6, 1e-6), 3e-6, 2e-6);
+  const auto b = replay_step(all, kernel_count_seconds(all, 1e-6, 1e-6), 3e-6, 2e-6);
+  CHECK(a.step_time > sim::Time::us(100));
+  CHECK(a.step_time == b.step_time);
+}
