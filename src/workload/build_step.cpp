@@ -128,7 +128,17 @@ class Builder {
     }
   }
 
-  bool zero_active() const { return plan_.zero == 1 && plan_.dp > 1; }
+  bool zero_active() const { return plan_.zero >= 1 && plan_.dp > 1; }
+  bool fsdp() const { return plan_.zero == 3 && plan_.dp > 1; }
+
+  // Parameters outside the layers in virtual stage vs (embedding; final norm and LM head): FSDP's
+  // root unit.
+  double root_params(I64 vs) const {
+    double p = 0;
+    if (vs == 0) p += embedding_parameters(dims_, positions_, model_.learned_positions);
+    if (vs == virtual_count_ - 1) p += head_params();
+    return p;
+  }
 
   void choose_simulated_ranks() {
     sim_of_.assign(idx(layout_.size()), -1);
@@ -156,6 +166,7 @@ class Builder {
     I32 rank = 0;
     RankLayout::Coord coord;
     TaskId chain = kNone;  // last task on the rank's compute chain
+    TaskId dp_chain = kNone;  // last task on its DpComm stream (launch order)
     std::uint32_t tp_calls = 0, dp_calls = 0, tied_calls = 0, ep_calls = 0, expert_dp_calls = 0;
   };
 
@@ -164,6 +175,85 @@ class Builder {
     if (st.chain != kNone) edges_.add(st.chain, id);
     st.chain = id;
     return id;
+  }
+
+  // FSDP (ZeRO-3) in one unit (a micro-batch's forward or backward of a chunk), wrapping each
+  // layer and the root (embedding, final norm, head) as TorchTitan does: the root's parameters
+  // are all-gathered over DP when the pass starts and held through it; each layer's before its
+  // first segment, the next layer's gather issued when this layer starts (one unit of prefetch,
+  // FSDP2's default: the gather of layer i+1 waits for layer i-1 to finish, so at most two layers
+  // are gathered). In a backward unit each layer's gradients are reduce-scattered once its last
+  // segment ends, the root's at the unit's end. The unit's first gathers wait for the compute
+  // before the unit: they are exposed, as FSDP2's first gather of a pass is. Per micro-batch:
+  // every parameter gathered twice (forward, backward) and reduce-scattered once.
+  struct FsdpUnit {
+    std::vector<I32> layers;  // in the unit's order
+    std::vector<TaskId> gathers;
+    std::int64_t current = -1;  // index into layers of the layer being emitted
+    bool started = false;
+    double root = 0;            // root parameters in the unit
+    TaskId root_gather = kNone;
+  };
+
+  TaskId emit_dp_task(RankState& st, CollectiveOp op, double bytes, TaskId after, I32 layer, I32 micro_batch) {
+    Task t;
+    t.kind = TaskKind::Collective;
+    t.stream = Stream::DpComm;
+    t.category = Category::DpComm;
+    t.rank = st.rank;
+    t.stage = i32(st.coord.pp);
+    t.layer = layer;
+    t.micro_batch = micro_batch;
+    t.index = calls_.collective(GroupKind::Dp, st.coord, op, bytes);
+    t.call = calls_.call(GroupKind::Dp, st.coord, st.dp_calls);
+    const TaskId id = add_task(t);
+    if (after != kNone) edges_.add(after, id);
+    if (st.dp_chain != kNone) edges_.add(st.dp_chain, id);
+    st.dp_chain = id;
+    return id;
+  }
+
+  void fsdp_gather(RankState& st, FsdpUnit& f, std::size_t i, I32 micro_batch) {
+    if (i >= f.layers.size()) return;
+    const double size = layer_parameters(dims_, f.layers[i]).total() * workload::bytes(precision_.weights);
+    f.gathers[i] = emit_dp_task(st, CollectiveOp::AllGather, size, st.chain, f.layers[i], micro_batch);
+  }
+
+  void fsdp_reduce(RankState& st, const FsdpUnit& f, std::size_t i, I32 micro_batch) {
+    const double size = layer_parameters(dims_, f.layers[i]).total() * workload::bytes(precision_.gradients);
+    emit_dp_task(st, CollectiveOp::ReduceScatter, size, st.chain, f.layers[i], micro_batch);
+  }
+
+  // Before the segment `seg` of a unit: the gathers (and the previous layer's reduce-scatter) due
+  // at a layer boundary; returns the gather the segment must wait for, or kNone.
+  TaskId fsdp_before(RankState& st, FsdpUnit& f, const Segment& seg, bool backward, I32 micro_batch) {
+    if (!f.started) {
+      f.started = true;
+      if (f.root > 0) {
+        f.root_gather = emit_dp_task(st, CollectiveOp::AllGather, f.root * workload::bytes(precision_.weights),
+                                     st.chain, -1, micro_batch);
+      }
+      fsdp_gather(st, f, 0, micro_batch);
+      fsdp_gather(st, f, 1, micro_batch);
+    }
+    if (seg.layer < 0) return f.root_gather;
+    const auto i = static_cast<std::size_t>(f.current);
+    if (f.current >= 0 && seg.layer == f.layers[i]) return kNone;
+    if (f.current >= 0) {
+      if (backward) fsdp_reduce(st, f, i, micro_batch);
+      fsdp_gather(st, f, i + 2, micro_batch);
+    }
+    ++f.current;
+    return f.gathers[static_cast<std::size_t>(f.current)];
+  }
+
+  // The end of a backward unit under FSDP: the last layer's and the root's reduce-scatters.
+  void fsdp_after_backward(RankState& st, const FsdpUnit& f, I32 micro_batch) {
+    if (f.current >= 0) fsdp_reduce(st, f, static_cast<std::size_t>(f.current), micro_batch);
+    if (f.root > 0) {
+      emit_dp_task(st, CollectiveOp::ReduceScatter, f.root * workload::bytes(precision_.gradients), st.chain, -1,
+                   micro_batch);
+    }
   }
 
   void emit_rank(std::size_t si) {
@@ -180,6 +270,7 @@ class Builder {
     Task base;
     base.rank = st.rank;
     base.stage = i32(p);
+
     for (std::size_t ui = 0; ui < order.size(); ++ui) {
       const ScheduleUnit& u = order[ui];
       const I64 vs = u.chunk * plan_.pp + p;
@@ -189,7 +280,16 @@ class Builder {
       // An overlapped TP collective hangs off the chain: the next compute segment runs alongside
       // it, the one after that waits for both (Segment::overlapped).
       TaskId overlapped = kNone, join = kNone;
+      FsdpUnit unit;
+      if (fsdp()) {
+        for (const Segment& seg : program) {
+          if (seg.layer >= 0 && (unit.layers.empty() || unit.layers.back() != seg.layer)) unit.layers.push_back(seg.layer);
+        }
+        unit.gathers.assign(unit.layers.size(), kNone);
+        unit.root = root_params(vs);
+      }
       for (const Segment& seg : program) {
+        const TaskId gathered = fsdp() ? fsdp_before(st, unit, seg, !u.forward, u.micro_batch) : kNone;
         Task t = base;
         t.category = seg.category;
         t.layer = seg.layer;
@@ -214,11 +314,13 @@ class Builder {
           if (join != kNone) edges_.add(join, id);
           join = std::exchange(overlapped, kNone);
         }
+        if (gathered != kNone) edges_.add(gathered, id);
         if (first == kNone) first = id;
         if (grads && seg.gradient_params > 0) gradients.push_back({id, seg.gradient_params, seg.expert_gradient_params});
       }
       // Every overlapped collective is followed by its wgrad and the layer's next segment.
       if (join != kNone || overlapped != kNone) throw InternalError("build_step: an overlapped collective ends a unit");
+      if (!u.forward && unit.started) fsdp_after_backward(st, unit, u.micro_batch);
       const std::size_t slot = unit_slot(si, u.forward, u.chunk, u.micro_batch);
       first_[slot] = first;
       last_[slot] = st.chain;
@@ -283,9 +385,10 @@ class Builder {
     const double gb = bytes(precision_.gradients);
     const bool after_backward = software_.overlap.dp_reduction == DpReduction::AfterBackward;
     const TaskId backward_end = st.chain;
-    TaskId dp_chain = kNone;
+    TaskId& dp_chain = st.dp_chain;
     std::vector<std::pair<GroupKind, double>> buckets;  // group and parameters, for the ZeRO-1 all-gathers
-    if (plan_.dp > 1) {
+    // Under FSDP every gradient was reduce-scattered in its backward unit (fsdp_after_backward).
+    if (!fsdp() && plan_.dp > 1) {
       const CollectiveOp op = zero_active() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
       const bool expert_sync = plan_.dp / plan_.ep > 1;
       double pending = 0, pending_experts = 0;
@@ -319,7 +422,7 @@ class Builder {
     opt.index = optimizer_work_[idx(st.coord.pp)];
     const TaskId opt_id = emit_chained(st, opt);
     if (dp_chain != kNone) edges_.add(dp_chain, opt_id);
-    if (zero_active()) {
+    if (zero_active() && !fsdp()) {
       const double wb = bytes(precision_.weights);
       for (const auto& [group, params] : buckets) {
         emit_dp_collective(st, group, CollectiveOp::AllGather, params * wb, opt_id, dp_chain);

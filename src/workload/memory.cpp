@@ -85,6 +85,32 @@ double moe_layer_activation_bytes(const ModelSpec& model, const Plan& plan, cons
   return dense - (sigma * e * t * h + m * e * t * dbl(d.ffn)) + moe;
 }
 
+namespace {
+
+// ZeRO-3 / FSDP (build_step.hpp): every parameter, gradient and optimizer state sharded over dp;
+// gathered besides the shards: the root unit (embedding, final norm and head: gathered for the
+// whole step) and two layers (the one computing and the one prefetched); the unsharded gradients
+// of one layer (before its reduce-scatter) and of the root unit (reduced at the end).
+void fsdp_state(const ModelSpec& model, const Plan& plan, const LayerDims& d, std::int64_t stage,
+                const PrecisionRecipe& precision, double state, StageMemory& m) {
+  double layers = 0, unit = 0;
+  for (std::int64_t k = stage; k < plan.chunks(); k += plan.pp) {
+    const std::int64_t first = plan.chunk_first_layer(model.layers, k);
+    for (std::int64_t l = first; l < first + plan.chunk_layers(model.layers, k); ++l) {
+      const double one = layer_parameters(d, l).total();
+      layers += one;
+      unit = std::max(unit, one);
+    }
+  }
+  const double root = m.parameters - layers;
+  const double dp = dbl(plan.dp);
+  m.weights = (m.parameters / dp + root + 2 * unit) * bytes(precision.weights);
+  m.gradients = m.parameters / dp * bytes(precision.grad_accumulation) + (unit + root) * bytes(precision.gradients);
+  m.optimizer = m.parameters * state / dp;
+}
+
+}  // namespace
+
 MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& training,
                                const ParallelismSpec& parallelism, const SoftwareSpec& software) {
   const Plan plan = make_plan(model, training, parallelism, 0);
@@ -119,6 +145,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
     const double state = bytes(precision.master_weights) + moments * bytes(precision.optimizer_states);
     m.optimizer = split.dense * state / (plan.zero == 1 ? dbl(plan.dp) : 1.0);
     if (split.experts > 0) m.optimizer += split.experts * state / (plan.zero == 1 ? dbl(plan.dp / plan.ep) : 1.0);
+    if (plan.zero == 3 && plan.dp > 1) fsdp_state(model, plan, d, p, precision, state, m);
     const auto order = stage_schedule(plan.schedule, plan.pp, p, plan.micro_batches, plan.virtual_stages);
     m.units_in_flight = peak_units_in_flight(order);
     // Chunks of one stage may differ by a layer (uneven split): weigh each unit by its chunk, a

@@ -63,8 +63,11 @@ TEST_CASE("config: out-of-range values are rejected") {
   doc["training"]["global_batch"] = 0;
   CHECK(error_for(doc) == kFile + ": /training/global_batch: expected an integer in [1, 16777216], found 0");
   doc = small_experiment();
-  doc["parallelism"]["zero"] = 2;
-  CHECK(error_for(doc) == kFile + ": /parallelism/zero: expected an integer in [0, 1], found 2");
+  doc["parallelism"]["zero"] = 4;
+  CHECK(error_for(doc) == kFile + ": /parallelism/zero: expected an integer in [0, 3], found 4");
+  doc = small_experiment();
+  doc["parallelism"]["zero"] = 2;  // in range, but not simulated: rejected by name
+  CHECK_THAT(error_for(doc), Catch::StartsWith(kFile + ": /parallelism/zero: ZeRO-2"));
   doc = small_experiment();
   doc["cluster"]["count"] = 10000000;  // beyond 2^20 instances, where ClusterSpec::chips() would overflow
   CHECK(error_for(doc) == kFile + ": /cluster/count: expected an integer in [1, 1048576], found 10000000");

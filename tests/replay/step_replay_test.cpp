@@ -226,3 +226,18 @@ TEST_CASE("step replay: symmetric and full builds of a MoE plan with expert para
   CHECK(a.step_time > sim::Time::us(100));
   CHECK(a.step_time == b.step_time);
 }
+
+TEST_CASE("step replay: symmetric and full builds of an FSDP plan take the same step time") {
+  // zero 3 with tp 2, pp 2, dp 2: per-layer gathers and reduce-scatters on every DP group.
+  const ModelSpec m = GENERATE(llama(4, 512, 8, 2, 1408, 1000), gpt(4, 512, 8, 1000));
+  const TrainingSpec t = training(256, 16, 2);
+  const auto p = parallelism(2, 2, 2, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 3);
+  BuildOptions full;
+  full.symmetric = false;
+  const StepGraph sym = build_step(m, t, p, plain_software());
+  const StepGraph all = build_step(m, t, p, plain_software(), full);
+  const auto a = replay_step(sym, kernel_count_seconds(sym, 1e-6, 1e-6), 3e-6, 2e-6);
+  const auto b = replay_step(all, kernel_count_seconds(all, 1e-6, 1e-6), 3e-6, 2e-6);
+  CHECK(a.step_time > sim::Time::us(100));
+  CHECK(a.step_time == b.step_time);
+}

@@ -72,6 +72,7 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
   r.instance = input.cluster.instance.name;
   r.chip = input.cluster.instance.chip.name;
   r.instances = input.cluster.instances;
+  r.ultraserver_instances = input.cluster.instance.ultraserver_instances;
   r.chips = input.cluster.chips();
   r.plan = run.plan;
   r.attention = run.resolved.training.attention.value_or(hw::AttentionKernel::Flash);
@@ -123,8 +124,9 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run) {
   if (input.model.is_moe()) {
     r.expert_load = workload::expert_load(training, input.software);
     const workload::RankLayout layout(r.plan.tp, r.plan.dp, r.plan.pp, r.plan.rank_order, r.plan.ep);
-    r.ep_groups_across_instances =
-        workload::ep_groups_spanning_instances(layout, r.instances > 0 ? r.ranks / r.instances : 0);
+    // EFA joins instances, or UltraServers (whose instances share NeuronLink): the EFA domain.
+    const std::int64_t per_domain = r.instances > 0 ? r.ranks / r.instances * input.cluster.instance.ultraserver_instances : 0;
+    r.ep_groups_over_efa = workload::ep_groups_spanning_instances(layout, per_domain);
   }
   r.findings = find_bottlenecks(r, run.graph.findings);  // after ranks: the TP advice divides them
   r.choices = run.resolved.choices;

@@ -80,6 +80,19 @@ void exposed_communication(const StepReport& r, std::vector<Finding>& out) {
                  "place consecutive stages on the same instance (parallelism.rank_order), or raise "
                  "training.micro_batch so fewer, larger activations cross"});
   const double dp = part(r, Part::ExposedDp);
+  if (p.zero == 3 && p.dp > 1) {
+    out.push_back({"fsdp_exposed_gather",
+                   fmt::format("the bottleneck rank waits {:.4g} s ({:.1f} % of the step) on FSDP all-gathers (and "
+                               "reduce-scatters) not hidden behind the previous layer's compute (dp = {}, {} "
+                               "micro-batches per step, every layer gathered twice per micro-batch)",
+                               dp, pct(dp, step), p.dp, p.micro_batches),
+                   dp,
+                   fmt::format("larger wrap units or deeper prefetch (one layer per unit, one unit ahead now), a "
+                               "larger training.micro_batch (more compute per gather), or a higher parallelism.tp "
+                               "(now {}), which shrinks every gather and the DP group",
+                               p.tp)});
+    return;
+  }
   out.push_back({"exposed_dp_comm",
                  fmt::format("the bottleneck rank waits {:.4g} s ({:.1f} % of the step) on the data-parallel "
                              "gradient sync after its backward pass (dp = {}, ZeRO-{}, {} micro-batches per step)",
@@ -100,13 +113,15 @@ void moe_rules(const StepReport& r, std::vector<Finding>& out) {
                  fmt::format("the bottleneck rank waits {:.4g} s ({:.1f} % of the step) on the MoE dispatch and "
                              "combine all-to-alls of its EP group (ep = {}){}",
                              a2a, pct(a2a, r.step_time_s), p.ep,
-                             r.ep_groups_across_instances > 0
-                                 ? fmt::format("; {} of {} EP groups span instances, so their all-to-alls cross EFA",
-                                               r.ep_groups_across_instances, groups)
+                             r.ep_groups_over_efa > 0
+                                 ? fmt::format("; {} of {} EP groups span more than one instance{}, so their "
+                                               "all-to-alls cross EFA",
+                                               r.ep_groups_over_efa, groups,
+                                               r.ultraserver_instances > 1 ? " (UltraServer)" : "")
                                  : std::string()),
                  a2a,
-                 fmt::format("keep each EP group inside one instance (tp x ep <= ranks per instance, tp and ep "
-                             "fastest in the rank order), fewer EP ranks (parallelism.ep, now {}), or a larger "
+                 fmt::format("keep each EP group inside one instance or UltraServer (tp x ep <= its ranks, tp "
+                             "and ep fastest in the rank order), fewer EP ranks (parallelism.ep, now {}), or a larger "
                              "training.micro_batch (fewer, larger all-to-alls)",
                              p.ep)});
   if (r.expert_load <= 1) return;
