@@ -195,33 +195,16 @@ class Builder {
     TaskId root_gather = kNone;
   };
 
-  TaskId emit_dp_task(RankState& st, CollectiveOp op, double bytes, TaskId after, I32 layer, I32 micro_batch) {
-    Task t;
-    t.kind = TaskKind::Collective;
-    t.stream = Stream::DpComm;
-    t.category = Category::DpComm;
-    t.rank = st.rank;
-    t.stage = i32(st.coord.pp);
-    t.layer = layer;
-    t.micro_batch = micro_batch;
-    t.index = calls_.collective(GroupKind::Dp, st.coord, op, bytes);
-    t.call = calls_.call(GroupKind::Dp, st.coord, st.dp_calls);
-    const TaskId id = add_task(t);
-    if (after != kNone) edges_.add(after, id);
-    if (st.dp_chain != kNone) edges_.add(st.dp_chain, id);
-    st.dp_chain = id;
-    return id;
-  }
-
   void fsdp_gather(RankState& st, FsdpUnit& f, std::size_t i, I32 micro_batch) {
     if (i >= f.layers.size()) return;
     const double size = layer_parameters(dims_, f.layers[i]).total() * workload::bytes(precision_.weights);
-    f.gathers[i] = emit_dp_task(st, CollectiveOp::AllGather, size, st.chain, f.layers[i], micro_batch);
+    f.gathers[i] =
+        emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, size, st.chain, f.layers[i], micro_batch);
   }
 
   void fsdp_reduce(RankState& st, const FsdpUnit& f, std::size_t i, I32 micro_batch) {
     const double size = layer_parameters(dims_, f.layers[i]).total() * workload::bytes(precision_.gradients);
-    emit_dp_task(st, CollectiveOp::ReduceScatter, size, st.chain, f.layers[i], micro_batch);
+    emit_dp_collective(st, GroupKind::Dp, CollectiveOp::ReduceScatter, size, st.chain, f.layers[i], micro_batch);
   }
 
   // Before the segment `seg` of a unit: the gathers (and the previous layer's reduce-scatter) due
@@ -230,8 +213,8 @@ class Builder {
     if (!f.started) {
       f.started = true;
       if (f.root > 0) {
-        f.root_gather = emit_dp_task(st, CollectiveOp::AllGather, f.root * workload::bytes(precision_.weights),
-                                     st.chain, -1, micro_batch);
+        const double size = f.root * workload::bytes(precision_.weights);
+        f.root_gather = emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, size, st.chain, -1, micro_batch);
       }
       fsdp_gather(st, f, 0, micro_batch);
       fsdp_gather(st, f, 1, micro_batch);
@@ -251,8 +234,8 @@ class Builder {
   void fsdp_after_backward(RankState& st, const FsdpUnit& f, I32 micro_batch) {
     if (f.current >= 0) fsdp_reduce(st, f, static_cast<std::size_t>(f.current), micro_batch);
     if (f.root > 0) {
-      emit_dp_task(st, CollectiveOp::ReduceScatter, f.root * workload::bytes(precision_.gradients), st.chain, -1,
-                   micro_batch);
+      const double size = f.root * workload::bytes(precision_.gradients);
+      emit_dp_collective(st, GroupKind::Dp, CollectiveOp::ReduceScatter, size, st.chain, -1, micro_batch);
     }
   }
 
@@ -357,23 +340,27 @@ class Builder {
     double params, experts;
   };
 
+  // A collective on the rank's DpComm stream, after `after` (kNone: nothing) and the stream's
+  // previous task, on the group of `kind`.
   TaskId emit_dp_collective(RankState& st, GroupKind kind, CollectiveOp op, double bytes, TaskId after,
-                            TaskId& dp_chain) {
+                            I32 layer = -1, I32 micro_batch = -1) {
     Task t;
     t.kind = TaskKind::Collective;
     t.stream = Stream::DpComm;
     t.category = Category::DpComm;
     t.rank = st.rank;
     t.stage = i32(st.coord.pp);
+    t.layer = layer;
+    t.micro_batch = micro_batch;
     t.index = calls_.collective(kind, st.coord, op, bytes);
     t.call = calls_.call(kind, st.coord,
                          kind == GroupKind::Tied       ? st.tied_calls
                          : kind == GroupKind::ExpertDp ? st.expert_dp_calls
                                                        : st.dp_calls);
     const TaskId id = add_task(t);
-    edges_.add(after, id);
-    if (dp_chain != kNone) edges_.add(dp_chain, id);
-    dp_chain = id;
+    if (after != kNone) edges_.add(after, id);
+    if (st.dp_chain != kNone) edges_.add(st.dp_chain, id);
+    st.dp_chain = id;
     return id;
   }
 
@@ -385,7 +372,6 @@ class Builder {
     const double gb = bytes(precision_.gradients);
     const bool after_backward = software_.overlap.dp_reduction == DpReduction::AfterBackward;
     const TaskId backward_end = st.chain;
-    TaskId& dp_chain = st.dp_chain;
     std::vector<std::pair<GroupKind, double>> buckets;  // group and parameters, for the ZeRO-1 all-gathers
     // Under FSDP every gradient was reduce-scattered in its backward unit (fsdp_after_backward).
     if (!fsdp() && plan_.dp > 1) {
@@ -398,12 +384,12 @@ class Builder {
         const bool last = i + 1 == gradients.size();
         const TaskId after = after_backward ? backward_end : gradients[i].task;
         if (pending * gb >= training_.gradient_bucket_bytes || last) {
-          emit_dp_collective(st, GroupKind::Dp, op, pending * gb, after, dp_chain);
+          emit_dp_collective(st, GroupKind::Dp, op, pending * gb, after);
           buckets.emplace_back(GroupKind::Dp, pending);
           pending = 0;
         }
         if (expert_sync && (pending_experts * gb >= training_.gradient_bucket_bytes || (last && pending_experts > 0))) {
-          emit_dp_collective(st, GroupKind::ExpertDp, op, pending_experts * gb, after, dp_chain);
+          emit_dp_collective(st, GroupKind::ExpertDp, op, pending_experts * gb, after);
           buckets.emplace_back(GroupKind::ExpertDp, pending_experts);
           pending_experts = 0;
         }
@@ -413,7 +399,7 @@ class Builder {
                            (st.coord.pp == 0 || st.coord.pp == plan_.pp - 1);
     if (tied_copy) {
       const double bytes = dbl(dims_.vocab) * dbl(dims_.hidden) * gb;
-      emit_dp_collective(st, GroupKind::Tied, CollectiveOp::AllReduce, bytes, st.chain, dp_chain);
+      emit_dp_collective(st, GroupKind::Tied, CollectiveOp::AllReduce, bytes, st.chain);
     }
     Task opt;
     opt.category = Category::Optimizer;
@@ -421,11 +407,11 @@ class Builder {
     opt.stage = i32(st.coord.pp);
     opt.index = optimizer_work_[idx(st.coord.pp)];
     const TaskId opt_id = emit_chained(st, opt);
-    if (dp_chain != kNone) edges_.add(dp_chain, opt_id);
+    if (st.dp_chain != kNone) edges_.add(st.dp_chain, opt_id);
     if (zero_active() && !fsdp()) {
       const double wb = bytes(precision_.weights);
       for (const auto& [group, params] : buckets) {
-        emit_dp_collective(st, group, CollectiveOp::AllGather, params * wb, opt_id, dp_chain);
+        emit_dp_collective(st, group, CollectiveOp::AllGather, params * wb, opt_id);
       }
     }
   }

@@ -51,6 +51,19 @@ void shared_backward(const StepContext& c, Emitter& em) {
   em.enter_region_backward(wgrad(c, "shared_fc1_wgrad", d.hidden, fc1_width(d, f), t, e));
 }
 
+// The figures both passes are sized by: the rank's tokens T_l, top-k, router logits T_l E and
+// routed copies T_l k h (elements).
+struct MoeSizes {
+  std::int64_t tokens;
+  double k, logits, copies;
+};
+
+MoeSizes moe_sizes(const StepContext& c) {
+  const std::int64_t tl = moe_local_tokens(c);
+  const double k = dbl(c.d.experts_per_token);
+  return {tl, k, dbl(tl) * dbl(c.d.experts), dbl(tl) * k * dbl(c.d.hidden)};
+}
+
 }  // namespace
 
 std::int64_t moe_local_tokens(const StepContext& c) {
@@ -67,11 +80,9 @@ std::int64_t expert_rows(const StepContext& c) {
 
 void moe_forward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
-  const std::int64_t tl = moe_local_tokens(c);
-  const double e = c.act_bytes;
-  const double k = dbl(d.experts_per_token);
-  const double logits = dbl(tl) * dbl(d.experts);
-  const double copies = dbl(tl) * k * dbl(d.hidden);
+  const MoeSizes z = moe_sizes(c);
+  const std::int64_t tl = z.tokens;
+  const double e = c.act_bytes, k = z.k, logits = z.logits, copies = z.copies;
   if (d.shared_experts > 0) shared_forward(c, em);
   em.kernel(matmul("router", OpClass::Matmul, tl, d.experts, d.hidden, 1, e));
   // Softmax over the E logits (row max, subtract, sum, normalise: 3 vector ops and one exp) and
@@ -94,11 +105,9 @@ void moe_forward(const StepContext& c, Emitter& em) {
 
 void moe_backward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
-  const std::int64_t tl = moe_local_tokens(c);
-  const double e = c.act_bytes;
-  const double k = dbl(d.experts_per_token);
-  const double logits = dbl(tl) * dbl(d.experts);
-  const double copies = dbl(tl) * k * dbl(d.hidden);
+  const MoeSizes z = moe_sizes(c);
+  const std::int64_t tl = z.tokens;
+  const double e = c.act_bytes, logits = z.logits, copies = z.copies;
   const std::int64_t rows = expert_rows(c);
   const std::int64_t local = d.local_experts();
   const std::int64_t f1 = fc1_width(d, d.expert_ffn);
