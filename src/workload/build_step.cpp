@@ -78,6 +78,7 @@ class Builder {
     c.positions = positions_;
     c.head_parameters = head_params();
     c.expert_load = expert_load(training_, software_);
+    c.gradient_shard = fsdp() ? 1.0 / dbl(plan_.dp) : 1.0;
     c.dispatch_factor = software_.moe_pad_to_capacity && training_.moe_capacity_factor > 0
                             ? training_.moe_capacity_factor : 1.0;
     return c;

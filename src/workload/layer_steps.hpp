@@ -53,6 +53,9 @@ struct StepContext {
   // factor on the all-to-all buffers (capacity padding).
   double expert_load = 1;
   double dispatch_factor = 1;
+  // The share of a layer's gradients the rank accumulates: 1 / dp under FSDP (the reduce-scattered
+  // shard), else 1.
+  double gradient_shard = 1;
   std::int64_t tokens() const { return micro_batch * seq_len; }
 };
 

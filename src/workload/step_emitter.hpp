@@ -126,7 +126,9 @@ inline bool accumulates_separately(const StepContext& c) {
   return !c.kernels.fused_grad_accumulation &&
          (c.micro_batches > 1 || c.precision.grad_accumulation != c.precision.gradients);
 }
-inline Kernel gradient_accumulation(const StepContext& c, double parameters) {
+// Under FSDP the rank adds into its shard only (StepContext::gradient_shard).
+inline Kernel gradient_accumulation(const StepContext& c, double all_parameters) {
+  const double parameters = all_parameters * c.gradient_shard;
   const double traffic = parameters * (bytes(c.precision.gradients) + 2 * bytes(c.precision.grad_accumulation));
   return elementwise("grad_accumulate", OpClass::Elementwise, parameters, 0, traffic);
 }

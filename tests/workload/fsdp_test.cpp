@@ -139,3 +139,20 @@ TEST_CASE("fsdp: ZeRO-2 and FSDP with expert parallelism are rejected by name") 
   ep.ep = 2;
   CHECK_THAT(message(moe, ep), Catch::StartsWith("/parallelism/zero: FSDP (zero 3) with expert parallelism"));
 }
+
+TEST_CASE("fsdp: each micro-batch's gradients are accumulated into the rank's shard only") {
+  // 2 micro-batches (global batch 16 = dp 4 x micro-batch 2 x 2) and the default recipe (bf16
+  // gradients, fp32 accumulation, no fused accumulation): after each backward a layer's
+  // 655,872 gradients are reduce-scattered and the rank adds its 1/4 into the fp32 buffer.
+  const StepGraph g = build_step(model(), training(256, 16, 2), fsdp(4), SoftwareSpec{});
+  int found = 0;
+  for (const auto& t : g.tasks) {
+    if (t.kind != TaskKind::Compute || t.layer != 0 || t.category != Category::Backward) continue;
+    for (const auto& k : g.works[t.index].kernels) {
+      if (std::string(k.name) != "grad_accumulate") continue;
+      CHECK(k.vector_elements == kLayer / 4);
+      ++found;
+    }
+  }
+  CHECK(found == 2);  // once per micro-batch
+}
