@@ -28,7 +28,7 @@ constexpr Field<PlanDefaults> kPlanDefaultsFields[] = {
     documentation<PlanDefaults>(),
     integer<&PlanDefaults::micro_batch>("micro_batch", kDegree, "sequences per micro-batch"),
     value<&PlanDefaults::sequence_parallel>("sequence_parallel", "sequence parallelism with tp"),
-    integer<&PlanDefaults::zero>("zero", {0, 3}, "ZeRO stage (0, 1 or 3; 2 is not simulated)"),
+    integer<&PlanDefaults::zero>("zero", {0, 3}, "ZeRO stage (0 to 3; 3 = FSDP)"),
     value<&PlanDefaults::schedule>("schedule", "gpipe, 1f1b or 1f1b-interleaved"),
     integer<&PlanDefaults::virtual_stages>("virtual_stages", kDegree, "interleaved model chunks per rank"),
     value<&PlanDefaults::recompute>("recompute", "none, selective or full"),

@@ -78,7 +78,8 @@ constexpr Field<ParallelismSpec> kParallelismFields[] = {
     integer<&ParallelismSpec::pp>("pp", kDegree, "pipeline stages").or_default(1),
     integer<&ParallelismSpec::dp>("dp", kDegree, "data-parallel degree"),
     value<&ParallelismSpec::sequence_parallel>("sequence_parallel", "Megatron sequence parallelism").nullable(),
-    integer<&ParallelismSpec::zero>("zero", {0, 3}, "ZeRO stage: 0 off, 1 optimizer states sharded, 3 FSDP (2: not simulated)")
+    integer<&ParallelismSpec::zero>("zero", {0, 3},
+                                    "ZeRO stage: 0 off, 1 optimizer states, 2 and gradients, 3 and parameters (FSDP)")
         .nullable(),
     value<&ParallelismSpec::schedule>("schedule", "gpipe, 1f1b or 1f1b-interleaved").nullable(),
     integer<&ParallelismSpec::virtual_stages>("virtual_stages", kDegree, "model chunks per rank (interleaved)").nullable(),

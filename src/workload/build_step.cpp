@@ -78,7 +78,7 @@ class Builder {
     c.positions = positions_;
     c.head_parameters = head_params();
     c.expert_load = expert_load(training_, software_);
-    c.gradient_shard = fsdp() ? 1.0 / dbl(plan_.dp) : 1.0;
+    c.gradient_shard = sharded_gradients() ? 1.0 / dbl(plan_.dp) : 1.0;
     c.dispatch_factor = software_.moe_pad_to_capacity && training_.moe_capacity_factor > 0
                             ? training_.moe_capacity_factor : 1.0;
     return c;
@@ -130,6 +130,9 @@ class Builder {
   }
 
   bool zero_active() const { return plan_.zero >= 1 && plan_.dp > 1; }
+  // ZeRO-2 and -3: gradients reduce-scattered layer by layer in every backward unit (FsdpUnit).
+  bool sharded_gradients() const { return plan_.zero >= 2 && plan_.dp > 1; }
+  // ZeRO-3 (FSDP): parameters gathered layer by layer too.
   bool fsdp() const { return plan_.zero == 3 && plan_.dp > 1; }
 
   // Parameters outside the layers in virtual stage vs (embedding; final norm and LM head): FSDP's
@@ -186,7 +189,10 @@ class Builder {
   // are gathered). In a backward unit each layer's gradients are reduce-scattered once its last
   // segment ends, the root's at the unit's end. The unit's first gathers wait for the compute
   // before the unit: they are exposed, as FSDP2's first gather of a pass is. Per micro-batch:
-  // every parameter gathered twice (forward, backward) and reduce-scattered once.
+  // every parameter gathered twice (forward, backward) and reduce-scattered once. ZeRO-2 runs the
+  // same reduce-scatters (every micro-batch's gradients into the rank's shard, as DeepSpeed's
+  // stage 2 reduces during each backward) without the gathers, and all-gathers the updated
+  // parameters after the optimizer in gradient buckets, as ZeRO-1.
   struct FsdpUnit {
     std::vector<I32> layers;  // in the unit's order
     std::vector<TaskId> gathers;
@@ -197,7 +203,7 @@ class Builder {
   };
 
   void fsdp_gather(RankState& st, FsdpUnit& f, std::size_t i, I32 micro_batch) {
-    if (i >= f.layers.size()) return;
+    if (i >= f.layers.size() || !fsdp()) return;
     const double size = layer_parameters(dims_, f.layers[i]).total() * workload::bytes(precision_.weights);
     f.gathers[i] =
         emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, size, st.chain, f.layers[i], micro_batch);
@@ -213,7 +219,7 @@ class Builder {
   TaskId fsdp_before(RankState& st, FsdpUnit& f, const Segment& seg, bool backward, I32 micro_batch) {
     if (!f.started) {
       f.started = true;
-      if (f.root > 0) {
+      if (f.root > 0 && fsdp()) {
         const double size = f.root * workload::bytes(precision_.weights);
         f.root_gather = emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, size, st.chain, -1, micro_batch);
       }
@@ -265,7 +271,7 @@ class Builder {
       // it, the one after that waits for both (Segment::overlapped).
       TaskId overlapped = kNone, join = kNone;
       FsdpUnit unit;
-      if (fsdp()) {
+      if (sharded_gradients()) {
         for (const Segment& seg : program) {
           if (seg.layer >= 0 && (unit.layers.empty() || unit.layers.back() != seg.layer)) unit.layers.push_back(seg.layer);
         }
@@ -273,7 +279,7 @@ class Builder {
         unit.root = root_params(vs);
       }
       for (const Segment& seg : program) {
-        const TaskId gathered = fsdp() ? fsdp_before(st, unit, seg, !u.forward, u.micro_batch) : kNone;
+        const TaskId gathered = sharded_gradients() ? fsdp_before(st, unit, seg, !u.forward, u.micro_batch) : kNone;
         Task t = base;
         t.category = seg.category;
         t.layer = seg.layer;
@@ -373,9 +379,10 @@ class Builder {
     const double gb = bytes(precision_.gradients);
     const bool after_backward = software_.overlap.dp_reduction == DpReduction::AfterBackward;
     const TaskId backward_end = st.chain;
-    std::vector<std::pair<GroupKind, double>> buckets;  // group and parameters, for the ZeRO-1 all-gathers
-    // Under FSDP every gradient was reduce-scattered in its backward unit (fsdp_after_backward).
-    if (!fsdp() && plan_.dp > 1) {
+    std::vector<std::pair<GroupKind, double>> buckets;  // group and parameters, for the ZeRO-1/2 all-gathers
+    // Under ZeRO-2 and FSDP every gradient was reduce-scattered in its backward unit
+    // (fsdp_after_backward); ZeRO-2 still all-gathers the updated parameters in buckets.
+    if (plan_.dp > 1 && !fsdp()) {
       const CollectiveOp op = zero_active() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
       const bool expert_sync = plan_.dp / plan_.ep > 1;
       double pending = 0, pending_experts = 0;
@@ -385,12 +392,12 @@ class Builder {
         const bool last = i + 1 == gradients.size();
         const TaskId after = after_backward ? backward_end : gradients[i].task;
         if (pending * gb >= training_.gradient_bucket_bytes || last) {
-          emit_dp_collective(st, GroupKind::Dp, op, pending * gb, after);
+          if (!sharded_gradients()) emit_dp_collective(st, GroupKind::Dp, op, pending * gb, after);
           buckets.emplace_back(GroupKind::Dp, pending);
           pending = 0;
         }
         if (expert_sync && (pending_experts * gb >= training_.gradient_bucket_bytes || (last && pending_experts > 0))) {
-          emit_dp_collective(st, GroupKind::ExpertDp, op, pending_experts * gb, after);
+          if (!sharded_gradients()) emit_dp_collective(st, GroupKind::ExpertDp, op, pending_experts * gb, after);
           buckets.emplace_back(GroupKind::ExpertDp, pending_experts);
           pending_experts = 0;
         }

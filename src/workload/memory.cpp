@@ -87,11 +87,11 @@ double moe_layer_activation_bytes(const ModelSpec& model, const Plan& plan, cons
 
 namespace {
 
-// ZeRO-3 / FSDP (build_step.hpp): every parameter, gradient and optimizer state sharded over dp;
-// gathered besides the shards: the root unit (embedding, final norm and head: gathered for the
-// whole step) and two layers (the one computing and the one prefetched); the unsharded gradients
-// of one layer (before its reduce-scatter) and of the root unit (reduced at the end).
-void fsdp_state(const ModelSpec& model, const Plan& plan, const LayerDims& d, std::int64_t stage,
+// ZeRO-2 and -3 (build_step.cpp, FsdpUnit): gradients and optimizer states sharded over dp,
+// besides the unsharded gradients of one layer (before its reduce-scatter) and of the root unit
+// (embedding, final norm and head). ZeRO-3 (FSDP) shards the parameters too, besides the
+// gathered root (held through a pass) and two layers (the one computing and the one prefetched).
+void sharded_state(const ModelSpec& model, const Plan& plan, const LayerDims& d, std::int64_t stage,
                 const PrecisionRecipe& precision, double state, StageMemory& m) {
   double layers = 0, unit = 0;
   for (std::int64_t k = stage; k < plan.chunks(); k += plan.pp) {
@@ -104,7 +104,7 @@ void fsdp_state(const ModelSpec& model, const Plan& plan, const LayerDims& d, st
   }
   const double root = m.parameters - layers;
   const double dp = dbl(plan.dp);
-  m.weights = (m.parameters / dp + root + 2 * unit) * bytes(precision.weights);
+  if (plan.zero == 3) m.weights = (m.parameters / dp + root + 2 * unit) * bytes(precision.weights);
   m.gradients = m.parameters / dp * bytes(precision.grad_accumulation) + (unit + root) * bytes(precision.gradients);
   m.optimizer = m.parameters * state / dp;
 }
@@ -145,7 +145,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
     const double state = bytes(precision.master_weights) + moments * bytes(precision.optimizer_states);
     m.optimizer = split.dense * state / (plan.zero == 1 ? dbl(plan.dp) : 1.0);
     if (split.experts > 0) m.optimizer += split.experts * state / (plan.zero == 1 ? dbl(plan.dp / plan.ep) : 1.0);
-    if (plan.zero == 3 && plan.dp > 1) fsdp_state(model, plan, d, p, precision, state, m);
+    if (plan.zero >= 2 && plan.dp > 1) sharded_state(model, plan, d, p, precision, state, m);
     const auto order = stage_schedule(plan.schedule, plan.pp, p, plan.micro_batches, plan.virtual_stages);
     m.units_in_flight = peak_units_in_flight(order);
     // Chunks of one stage may differ by a layer (uneven split): weigh each unit by its chunk, a

@@ -41,12 +41,12 @@ void check_experts(const ModelSpec& m, const TrainingSpec& t, const ParallelismS
            "moe_capacity_factor on a dense model");
     return;
   }
-  if (p.ep > 1 && p.zero && *p.zero == 3)
+  if (p.ep > 1 && p.zero && *p.zero >= 2)
     fail("/parallelism/zero",
-         fmt::format("FSDP (zero 3) with expert parallelism (ep {}) is not simulated yet: the experts would shard over "
-                     "dp / ep; expected zero 0 or 1",
-                     p.ep),
-         "zero 3 with ep > 1 is not simulated");
+         fmt::format("ZeRO-{} with expert parallelism (ep {}) is not simulated yet: the experts' gradients would "
+                     "shard over dp / ep; expected zero 0 or 1",
+                     *p.zero, p.ep),
+         "zero 2 or 3 with ep > 1 is not simulated");
   if (p.dp % p.ep != 0)
     fail("/parallelism/ep", fmt::format("{} does not divide dp ({}): the EP group is part of the data-parallel group",
                                         p.ep, p.dp),
@@ -123,13 +123,8 @@ void check_plan(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec
   require_positive(p.pp, "/parallelism/pp");
   require_positive(p.dp, "/parallelism/dp");
   if (p.virtual_stages) require_positive(*p.virtual_stages, "/parallelism/virtual_stages");
-  if (p.zero && *p.zero == 2)
-    fail("/parallelism/zero",
-         "ZeRO-2 (gradients sharded, reduce-scattered every micro-batch) is not simulated yet: expected 0, 1 or 3, "
-         "found 2",
-         "zero 2 is not simulated");
   if (p.zero && (*p.zero < 0 || *p.zero > 3))
-    fail("/parallelism/zero", fmt::format("expected 0, 1 or 3 (FSDP), found {}", *p.zero), "zero must be 0, 1 or 3");
+    fail("/parallelism/zero", fmt::format("expected 0, 1, 2 or 3 (FSDP), found {}", *p.zero), "zero must be 0 to 3");
   check_rank_order(p.rank_order);
 
   // Megatron-style TP splits attention heads; KV heads are split too, or replicated when TP

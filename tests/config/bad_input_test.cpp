@@ -66,9 +66,6 @@ TEST_CASE("config: out-of-range values are rejected") {
   doc["parallelism"]["zero"] = 4;
   CHECK(error_for(doc) == kFile + ": /parallelism/zero: expected an integer in [0, 3], found 4");
   doc = small_experiment();
-  doc["parallelism"]["zero"] = 2;  // in range, but not simulated: rejected by name
-  CHECK_THAT(error_for(doc), Catch::StartsWith(kFile + ": /parallelism/zero: ZeRO-2"));
-  doc = small_experiment();
   doc["cluster"]["count"] = 10000000;  // beyond 2^20 instances, where ClusterSpec::chips() would overflow
   CHECK(error_for(doc) == kFile + ": /cluster/count: expected an integer in [1, 1048576], found 10000000");
   doc = small_experiment();
@@ -180,7 +177,7 @@ TEST_CASE("config: expert parallelism and the MoE knobs on a dense model are err
   doc = small_experiment();
   doc["model"]["shared_experts"] = 1;
   CHECK_THAT(error_for(doc), Catch::StartsWith(kFile + ": /model/shared_experts: a dense model"));
-  // Not simulated yet, so rejected by name: ZeRO-3 (FSDP) above, context parallelism here.
+  // Not simulated yet, so rejected by name: context parallelism.
   doc = small_experiment();
   doc["parallelism"]["cp"] = 2;
   CHECK_THAT(error_for(doc), Catch::StartsWith(kFile + ": /parallelism/cp: unknown key"));

@@ -120,7 +120,51 @@ TEST_CASE("fsdp: memory holds the shards plus the gathered root and two layers")
   CHECK(s.optimizer == Approx(12 * kAll / 4));
 }
 
-TEST_CASE("fsdp: ZeRO-2 and FSDP with expert parallelism are rejected by name") {
+TEST_CASE("zero 2: gradients reduce-scattered layer by layer, updated parameters gathered after the optimizer") {
+  // dp 4, one micro-batch: the backward reduce-scatters both layers and the root, 2 P bytes of
+  // bf16 gradients; nothing is gathered before compute; after the optimizer the updated bf16
+  // parameters, 2 P bytes, are all-gathered in one 25 MB bucket (2 P = 3.7 MB).
+  ParallelismSpec p = fsdp(4);
+  p.zero = 2;
+  const StepGraph g = build_step(model(), training(256, 8, 2), p, plain_software());
+  double gathered = 0, scattered = 0;
+  int gathers = 0, scatters = 0;
+  TaskId optimizer = 0;
+  for (TaskId i = 0; i < g.tasks.size(); ++i) {
+    if (g.tasks[i].category == Category::Optimizer) optimizer = i;
+  }
+  for (const auto& t : g.tasks) {
+    if (t.kind != TaskKind::Collective || t.category != Category::DpComm) continue;
+    const Collective& c = g.collectives[t.index];
+    if (c.op == CollectiveOp::AllGather) {
+      gathered += c.bytes;
+      ++gathers;
+    }
+    if (c.op == CollectiveOp::ReduceScatter) {
+      scattered += c.bytes;
+      ++scatters;
+    }
+  }
+  CHECK(scattered == 2 * kAll);
+  CHECK(scatters == 3);
+  CHECK(gathered == 2 * kAll);
+  CHECK(gathers == 1);
+  // The gather follows the optimizer.
+  bool after_optimizer = false;
+  for (auto s = g.tasks[optimizer].succ_begin; s < g.tasks[optimizer].succ_end; ++s) {
+    const auto& t = g.tasks[g.successors[s]];
+    after_optimizer |= t.category == Category::DpComm && g.collectives[t.index].op == CollectiveOp::AllGather;
+  }
+  CHECK(after_optimizer);
+  // Memory: full bf16 weights; fp32 gradient shards plus one layer's and the root's bf16
+  // gradients; optimizer states sharded.
+  const StageMemory& m = estimate_memory(model(), training(256, 8, 2), p, plain_software()).stages.at(0);
+  CHECK(m.weights == 2 * kAll);
+  CHECK(m.gradients == Approx(kAll / 4 * 4 + (kLayer + kRoot) * 2));
+  CHECK(m.optimizer == Approx(12 * kAll / 4));
+}
+
+TEST_CASE("fsdp: ZeRO-2 and -3 with expert parallelism are rejected by name") {
   auto message = [](const ModelSpec& m, const ParallelismSpec& p) -> std::string {
     try {
       check_plan(m, training(256, 8, 2), p, 0);
@@ -129,15 +173,16 @@ TEST_CASE("fsdp: ZeRO-2 and FSDP with expert parallelism are rejected by name") 
     }
     return "no error";
   };
-  ParallelismSpec zero2 = fsdp(4);
-  zero2.zero = 2;
-  CHECK_THAT(message(model(), zero2), Catch::StartsWith("/parallelism/zero: ZeRO-2"));
   ModelSpec moe = model();
   moe.experts = 4;
   moe.experts_per_token = 2;
-  ParallelismSpec ep = fsdp(4);
-  ep.ep = 2;
-  CHECK_THAT(message(moe, ep), Catch::StartsWith("/parallelism/zero: FSDP (zero 3) with expert parallelism"));
+  for (const int zero : {2, 3}) {
+    ParallelismSpec ep = fsdp(4);
+    ep.zero = zero;
+    ep.ep = 2;
+    CHECK_THAT(message(moe, ep), Catch::StartsWith("/parallelism/zero: ZeRO-" + std::to_string(zero) +
+                                                   " with expert parallelism"));
+  }
 }
 
 TEST_CASE("fsdp: each micro-batch's gradients are accumulated into the rank's shard only") {

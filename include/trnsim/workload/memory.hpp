@@ -38,10 +38,10 @@
 // a chunk's layers are weighed by their kind (a MoE layer counts its bytes over a dense one's).
 // Routed experts' weights, gradients and optimizer states: experts / ep of them per rank;
 // under ZeRO-1 their optimizer states are sharded over their data-parallel group, dp / ep.
-// ZeRO-3 (FSDP): weights = (p / dp + root + 2 u) x weights, gradients = p / dp x grad_accumulation
-// + (u + root) x gradients, optimizer = p x (master + moments x states) / dp, with u the stage's
-// largest layer and root its embedding / final norm / head (gathered all step); two layers are
-// gathered at once under one unit of prefetch.
+// ZeRO-2 and -3: gradients = p / dp x grad_accumulation + (u + root) x gradients, optimizer = p x
+// (master + moments x states) / dp, with u the stage's largest layer and root its embedding /
+// final norm / head; ZeRO-3 (FSDP) also weights = (p / dp + root + 2 u) x weights (the root held
+// through a pass, two layers gathered at once under one unit of prefetch).
 // Workspace: one layer's kept activations (backward gradient buffers) plus the largest TP
 // collective buffer (2 e T h: the SP backward's double all-gather).
 #include <cstdint>
