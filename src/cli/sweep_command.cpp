@@ -202,7 +202,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
   list("--dp", o->axes.dp, "Data-parallel degrees (default: derived, the cluster's ranks / (tp x pp))");
   list("--micro-batch", o->axes.micro_batch, "Sequences per micro-batch");
   list("--virtual-stages", o->axes.virtual_stages, "Model chunks per pipeline rank (above 1: 1f1b-interleaved)");
-  list("--zero", o->axes.zero, "ZeRO stages: 0, 1");
+  list("--zero", o->axes.zero, "ZeRO stages: 0, 1, 2, 3 (FSDP)");
   cmd->add_option("--recompute", o->recompute, "Activation recompute modes: none, selective, full")->delimiter(',');
   cmd->add_option("--sp", o->sequence_parallel, "Sequence parallelism: on, off")->delimiter(',');
   cmd->add_option("--vary", o->vary,

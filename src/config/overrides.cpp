@@ -1,5 +1,9 @@
 // --set PATH=VALUE: a dotted path into the resolved experiment and a JSON (or string) value.
+#include <algorithm>
+#include <iterator>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -68,6 +72,17 @@ void apply_override(json& document, const Override& o, const std::string& file) 
     // derived from.
     if (it == node->end() && last && node->contains("derived") && (*node)["derived"].is_object() &&
         (*node)["derived"].contains(key)) {
+      (*node)[key] = o.value;
+      return;
+    }
+    // Keys the resolved experiment leaves out while at their default (the field tables write them
+    // back only when set): --set may still set them.
+    static constexpr std::pair<std::string_view, std::string_view> kOmittedAtDefault[] = {
+        {"/parallelism", "ep"},           {"/training", "moe_imbalance"}, {"/training", "moe_capacity_factor"},
+        {"/model", "expert_ffn_hidden"}, {"/model", "shared_experts"},  {"/model", "dense_layers"}};
+    if (it == node->end() && last &&
+        std::find(std::begin(kOmittedAtDefault), std::end(kOmittedAtDefault),
+                  std::pair<std::string_view, std::string_view>{path, key}) != std::end(kOmittedAtDefault)) {
       (*node)[key] = o.value;
       return;
     }

@@ -28,7 +28,7 @@ constexpr Field<PlanDefaults> kPlanDefaultsFields[] = {
     documentation<PlanDefaults>(),
     integer<&PlanDefaults::micro_batch>("micro_batch", kDegree, "sequences per micro-batch"),
     value<&PlanDefaults::sequence_parallel>("sequence_parallel", "sequence parallelism with tp"),
-    integer<&PlanDefaults::zero>("zero", {0, 1}, "ZeRO stage (0 or 1)"),
+    integer<&PlanDefaults::zero>("zero", {0, 3}, "ZeRO stage (0 to 3; 3 = FSDP)"),
     value<&PlanDefaults::schedule>("schedule", "gpipe, 1f1b or 1f1b-interleaved"),
     integer<&PlanDefaults::virtual_stages>("virtual_stages", kDegree, "interleaved model chunks per rank"),
     value<&PlanDefaults::recompute>("recompute", "none, selective or full"),
@@ -202,6 +202,9 @@ const Field<SoftwareSpec> kSoftwareFields[] = {
     object<&SoftwareSpec::kernels, kKernelsFields>("kernels", "which kernels the stack runs"),
     object<&SoftwareSpec::overlap, kOverlapFields>("overlap", "what overlaps with what"),
     value<&SoftwareSpec::kv_replication>("kv_replication", "KV heads replicated when tp exceeds them").or_default(true),
+    value<&SoftwareSpec::moe_pad_to_capacity>("moe_pad_to_capacity",
+                                              "MoE under a capacity factor: experts padded to capacity (else tokens dropped)")
+        .optional([](const SoftwareSpec& s) { return s.moe_pad_to_capacity; }),
     collectives_row(),
 };
 

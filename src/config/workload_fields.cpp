@@ -44,6 +44,13 @@ constexpr Field<ModelSpec> kModelFields[] = {
     value<&ModelSpec::biases>("biases", "linear layers and norms carry biases").or_default(false),
     integer<&ModelSpec::experts>("experts", kExperts, "experts per MLP layer (0: dense)").or_default(0),
     integer<&ModelSpec::experts_per_token>("experts_per_token", kExperts, "top-k routing").or_default(0),
+    // Written back only when set, so that a model without them reads as it always did.
+    integer<&ModelSpec::expert_ffn_hidden>("expert_ffn_hidden", {0, 1 << 24}, "routed and shared experts' MLP width (0: ffn_hidden)")
+        .optional([](const ModelSpec& m) { return m.expert_ffn_hidden != 0; }),
+    integer<&ModelSpec::shared_experts>("shared_experts", kExperts, "experts every token passes through")
+        .optional([](const ModelSpec& m) { return m.shared_experts != 0; }),
+    integer<&ModelSpec::dense_layers>("dense_layers", {0, 1e5}, "first layers with a dense MLP of width ffn_hidden")
+        .optional([](const ModelSpec& m) { return m.dense_layers != 0; }),
 };
 
 constexpr Field<TrainingSpec> kTrainingFields[] = {
@@ -57,6 +64,12 @@ constexpr Field<TrainingSpec> kTrainingFields[] = {
     number<&TrainingSpec::gradient_bucket_bytes>("gradient_bucket_MB", kMB, {1e-6, 1e6}, "DP all-reduce bucket")
         .or_default(25),
     value<&TrainingSpec::attention>("attention", "flash or materialized (null: the hardware's calibration)").nullable(),
+    // Mixture of experts (written back only when set).
+    number<&TrainingSpec::moe_imbalance>("moe_imbalance", 1, {1, 1e3}, "busiest expert's load over the mean")
+        .optional([](const TrainingSpec& t) { return t.moe_imbalance != 1; }),
+    number<&TrainingSpec::moe_capacity_factor>("moe_capacity_factor", 1, {0, 1e3},
+                                                 "expert capacity over the mean load (0: no limit)")
+        .optional([](const TrainingSpec& t) { return t.moe_capacity_factor != 0; }),
 };
 
 constexpr Field<ParallelismSpec> kParallelismFields[] = {
@@ -65,11 +78,15 @@ constexpr Field<ParallelismSpec> kParallelismFields[] = {
     integer<&ParallelismSpec::pp>("pp", kDegree, "pipeline stages").or_default(1),
     integer<&ParallelismSpec::dp>("dp", kDegree, "data-parallel degree"),
     value<&ParallelismSpec::sequence_parallel>("sequence_parallel", "Megatron sequence parallelism").nullable(),
-    integer<&ParallelismSpec::zero>("zero", {0, 1}, "ZeRO stage: 0 off, 1 optimizer states sharded").nullable(),
+    integer<&ParallelismSpec::zero>("zero", {0, 3},
+                                    "ZeRO stage: 0 off, 1 optimizer states, 2 and gradients, 3 and parameters (FSDP)")
+        .nullable(),
     value<&ParallelismSpec::schedule>("schedule", "gpipe, 1f1b or 1f1b-interleaved").nullable(),
     integer<&ParallelismSpec::virtual_stages>("virtual_stages", kDegree, "model chunks per rank (interleaved)").nullable(),
     value<&ParallelismSpec::recompute>("recompute", "none, selective or full").nullable(),
     value<&ParallelismSpec::rank_order>("rank_order", "dimensions fastest first").or_default("tp,dp,pp"),
+    integer<&ParallelismSpec::ep>("ep", kDegree, "expert-parallel degree, a divisor of dp (experts sharded)")
+        .optional([](const ParallelismSpec& p) { return p.ep != 1; }),
 };
 
 }  // namespace

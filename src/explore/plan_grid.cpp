@@ -32,7 +32,7 @@ void check_axes(const SweepAxes& a) {
   require_at_least(a.micro_batch, 1, "--micro-batch");
   require_at_least(a.virtual_stages, 1, "--virtual-stages");
   for (std::int64_t z : a.zero)
-    if (z != 0 && z != 1) throw InputError(fmt::format("--zero: expected 0 or 1 (ZeRO-1), found {}", z));
+    if (z < 0 || z > 3) throw InputError(fmt::format("--zero: expected 0, 1, 2 or 3 (FSDP), found {}", z));
 }
 
 }  // namespace

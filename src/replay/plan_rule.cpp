@@ -60,8 +60,11 @@ class Resolver {
     if (!p.sequence_parallel) {
       const auto s = stated(&PlanDefaults::sequence_parallel, rule);
       const bool possible = p.tp > 1 && in_.training.seq_len % p.tp == 0;
-      p.sequence_parallel = s.value_or(false) && possible;
-      if (!s) rule = plainest;
+      // A mixture of experts with tp > 1 needs it (workload::check_plan): on whatever the stack says.
+      const bool moe_needs = in_.model.is_moe() && p.tp > 1;
+      p.sequence_parallel = (s.value_or(false) || moe_needs) && possible;
+      if (moe_needs) rule = "a mixture-of-experts model with tp > 1 needs it (Megatron-Core's token dispatcher)";
+      else if (!s) rule = plainest;
       else if (*s && !possible) rule += "; off: it needs tp > 1 dividing seq_len";
       note("/parallelism/sequence_parallel", *p.sequence_parallel ? "true" : "false", rule);
     }

@@ -31,8 +31,8 @@ class Builder {
       : model_(model), training_(training), software_(software),
         precision_(software.precision_for(training.precision)), opts_(opts),
         plan_(make_plan(model, training, par, opts.total_ranks)),
-        layout_(plan_.tp, plan_.dp, plan_.pp, plan_.rank_order),
-        dims_(layer_dims(model, plan_.tp)),
+        layout_(plan_.tp, plan_.dp, plan_.pp, plan_.rank_order, plan_.ep),
+        dims_(layer_dims(model, plan_.tp, plan_.ep)),
         calls_(layout_, opts.symmetric, graph_),
         virtual_count_(plan_.pp * plan_.virtual_stages),
         positions_(model.max_positions > 0 ? model.max_positions : training.seq_len) {}
@@ -77,6 +77,10 @@ class Builder {
     c.micro_batches = plan_.micro_batches;
     c.positions = positions_;
     c.head_parameters = head_params();
+    c.expert_load = expert_load(training_, software_);
+    c.gradient_shard = sharded_gradients() ? 1.0 / dbl(plan_.dp) : 1.0;
+    c.dispatch_factor = software_.moe_pad_to_capacity && training_.moe_capacity_factor > 0
+                            ? training_.moe_capacity_factor : 1.0;
     return c;
   }
 
@@ -104,7 +108,8 @@ class Builder {
       }
       for (I64 l = first_layer + per_chunk - 1; l >= first_layer; --l) {
         layer_backward(c, i32(l), bwd);
-        marks.push_back({bwd.size() - 1, layer_parameters(dims_)});
+        const LayerParameters lp = layer_parameters(dims_, l);
+        marks.push_back({bwd.size() - 1, lp.total(), lp.experts});
       }
       if (vs == 0) {
         embedding_backward(c, bwd);
@@ -115,15 +120,29 @@ class Builder {
     }
     // The optimizer's Work per stage (its parameter shard differs between stages).
     for (I64 p = 0; p < plan_.pp; ++p) {
-      double n = stage_parameters(model_, plan_, positions_, p);
-      if (zero_active()) n /= dbl(plan_.dp);
+      const LayerParameters sp = stage_parameters(model_, plan_, positions_, p);
+      // ZeRO-1 shards the dense parameters over dp, the routed experts over their dp / ep.
+      const double n = zero_active() ? sp.dense / dbl(plan_.dp) + sp.experts / dbl(plan_.dp / plan_.ep) : sp.total();
       Work w{"optimizer", {gradient_norm_kernel(precision_, n), optimizer_kernel(precision_, training_.optimizer, n)},
              -1};
       optimizer_work_.push_back(table.intern(std::move(w)));
     }
   }
 
-  bool zero_active() const { return plan_.zero == 1 && plan_.dp > 1; }
+  bool zero_active() const { return plan_.zero >= 1 && plan_.dp > 1; }
+  // ZeRO-2 and -3: gradients reduce-scattered layer by layer in every backward unit (FsdpUnit).
+  bool sharded_gradients() const { return plan_.zero >= 2 && plan_.dp > 1; }
+  // ZeRO-3 (FSDP): parameters gathered layer by layer too.
+  bool fsdp() const { return plan_.zero == 3 && plan_.dp > 1; }
+
+  // Parameters outside the layers in virtual stage vs (embedding; final norm and LM head): FSDP's
+  // root unit.
+  double root_params(I64 vs) const {
+    double p = 0;
+    if (vs == 0) p += embedding_parameters(dims_, positions_, model_.learned_positions);
+    if (vs == virtual_count_ - 1) p += head_params();
+    return p;
+  }
 
   void choose_simulated_ranks() {
     sim_of_.assign(idx(layout_.size()), -1);
@@ -151,7 +170,8 @@ class Builder {
     I32 rank = 0;
     RankLayout::Coord coord;
     TaskId chain = kNone;  // last task on the rank's compute chain
-    std::uint32_t tp_calls = 0, dp_calls = 0, tied_calls = 0;
+    TaskId dp_chain = kNone;  // last task on its DpComm stream (launch order)
+    std::uint32_t tp_calls = 0, dp_calls = 0, tied_calls = 0, ep_calls = 0, expert_dp_calls = 0;
   };
 
   TaskId emit_chained(RankState& st, Task t) {
@@ -159,6 +179,71 @@ class Builder {
     if (st.chain != kNone) edges_.add(st.chain, id);
     st.chain = id;
     return id;
+  }
+
+  // FSDP (ZeRO-3) in one unit (a micro-batch's forward or backward of a chunk), wrapping each
+  // layer and the root (embedding, final norm, head) as TorchTitan does: the root's parameters
+  // are all-gathered over DP when the pass starts and held through it; each layer's before its
+  // first segment, the next layer's gather issued when this layer starts (one unit of prefetch,
+  // FSDP2's default: the gather of layer i+1 waits for layer i-1 to finish, so at most two layers
+  // are gathered). In a backward unit each layer's gradients are reduce-scattered once its last
+  // segment ends, the root's at the unit's end. The unit's first gathers wait for the compute
+  // before the unit: they are exposed, as FSDP2's first gather of a pass is. Per micro-batch:
+  // every parameter gathered twice (forward, backward) and reduce-scattered once. ZeRO-2 runs the
+  // same reduce-scatters (every micro-batch's gradients into the rank's shard, as DeepSpeed's
+  // stage 2 reduces during each backward) without the gathers, and all-gathers the updated
+  // parameters after the optimizer in gradient buckets, as ZeRO-1.
+  struct FsdpUnit {
+    std::vector<I32> layers;  // in the unit's order
+    std::vector<TaskId> gathers;
+    std::int64_t current = -1;  // index into layers of the layer being emitted
+    bool started = false;
+    double root = 0;            // root parameters in the unit
+    TaskId root_gather = kNone;
+  };
+
+  void fsdp_gather(RankState& st, FsdpUnit& f, std::size_t i, I32 micro_batch) {
+    if (i >= f.layers.size() || !fsdp()) return;
+    const double size = layer_parameters(dims_, f.layers[i]).total() * workload::bytes(precision_.weights);
+    f.gathers[i] =
+        emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, size, st.chain, f.layers[i], micro_batch);
+  }
+
+  void fsdp_reduce(RankState& st, const FsdpUnit& f, std::size_t i, I32 micro_batch) {
+    const double size = layer_parameters(dims_, f.layers[i]).total() * workload::bytes(precision_.gradients);
+    emit_dp_collective(st, GroupKind::Dp, CollectiveOp::ReduceScatter, size, st.chain, f.layers[i], micro_batch);
+  }
+
+  // Before the segment `seg` of a unit: the gathers (and the previous layer's reduce-scatter) due
+  // at a layer boundary; returns the gather the segment must wait for, or kNone.
+  TaskId fsdp_before(RankState& st, FsdpUnit& f, const Segment& seg, bool backward, I32 micro_batch) {
+    if (!f.started) {
+      f.started = true;
+      if (f.root > 0 && fsdp()) {
+        const double size = f.root * workload::bytes(precision_.weights);
+        f.root_gather = emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, size, st.chain, -1, micro_batch);
+      }
+      fsdp_gather(st, f, 0, micro_batch);
+      fsdp_gather(st, f, 1, micro_batch);
+    }
+    if (seg.layer < 0) return f.root_gather;
+    const auto i = static_cast<std::size_t>(f.current);
+    if (f.current >= 0 && seg.layer == f.layers[i]) return kNone;
+    if (f.current >= 0) {
+      if (backward) fsdp_reduce(st, f, i, micro_batch);
+      fsdp_gather(st, f, i + 2, micro_batch);
+    }
+    ++f.current;
+    return f.gathers[static_cast<std::size_t>(f.current)];
+  }
+
+  // The end of a backward unit under FSDP: the last layer's and the root's reduce-scatters.
+  void fsdp_after_backward(RankState& st, const FsdpUnit& f, I32 micro_batch) {
+    if (f.current >= 0) fsdp_reduce(st, f, static_cast<std::size_t>(f.current), micro_batch);
+    if (f.root > 0) {
+      const double size = f.root * workload::bytes(precision_.gradients);
+      emit_dp_collective(st, GroupKind::Dp, CollectiveOp::ReduceScatter, size, st.chain, -1, micro_batch);
+    }
   }
 
   void emit_rank(std::size_t si) {
@@ -171,10 +256,11 @@ class Builder {
     for (std::size_t i = 0; i < order.size(); ++i) {
       if (!order[i].forward) last_backward[idx(order[i].chunk)] = i;
     }
-    std::vector<std::pair<TaskId, double>> gradients;  // (task, parameters) in completion order
+    std::vector<GradientReady> gradients;  // in completion order
     Task base;
     base.rank = st.rank;
     base.stage = i32(p);
+
     for (std::size_t ui = 0; ui < order.size(); ++ui) {
       const ScheduleUnit& u = order[ui];
       const I64 vs = u.chunk * plan_.pp + p;
@@ -184,17 +270,27 @@ class Builder {
       // An overlapped TP collective hangs off the chain: the next compute segment runs alongside
       // it, the one after that waits for both (Segment::overlapped).
       TaskId overlapped = kNone, join = kNone;
+      FsdpUnit unit;
+      if (sharded_gradients()) {
+        for (const Segment& seg : program) {
+          if (seg.layer >= 0 && (unit.layers.empty() || unit.layers.back() != seg.layer)) unit.layers.push_back(seg.layer);
+        }
+        unit.gathers.assign(unit.layers.size(), kNone);
+        unit.root = root_params(vs);
+      }
       for (const Segment& seg : program) {
+        const TaskId gathered = sharded_gradients() ? fsdp_before(st, unit, seg, !u.forward, u.micro_batch) : kNone;
         Task t = base;
         t.category = seg.category;
         t.layer = seg.layer;
         t.micro_batch = u.micro_batch;
         if (seg.collective) {
+          const GroupKind group = seg.expert ? GroupKind::Ep : GroupKind::Tp;
           t.kind = TaskKind::Collective;
           t.stream = Stream::TpComm;
-          t.category = Category::TpComm;
-          t.index = calls_.collective(GroupKind::Tp, st.coord, seg.op, seg.bytes);
-          t.call = calls_.call(GroupKind::Tp, st.coord, st.tp_calls);
+          t.category = seg.expert ? Category::EpComm : Category::TpComm;
+          t.index = calls_.collective(group, st.coord, seg.op, seg.bytes);
+          t.call = calls_.call(group, st.coord, seg.expert ? st.ep_calls : st.tp_calls);
         } else {
           t.index = seg.work;
         }
@@ -208,11 +304,13 @@ class Builder {
           if (join != kNone) edges_.add(join, id);
           join = std::exchange(overlapped, kNone);
         }
+        if (gathered != kNone) edges_.add(gathered, id);
         if (first == kNone) first = id;
-        if (grads && seg.gradient_params > 0) gradients.emplace_back(id, seg.gradient_params);
+        if (grads && seg.gradient_params > 0) gradients.push_back({id, seg.gradient_params, seg.expert_gradient_params});
       }
       // Every overlapped collective is followed by its wgrad and the layer's next segment.
       if (join != kNone || overlapped != kNone) throw InternalError("build_step: an overlapped collective ends a unit");
+      if (!u.forward && unit.started) fsdp_after_backward(st, unit, u.micro_batch);
       const std::size_t slot = unit_slot(si, u.forward, u.chunk, u.micro_batch);
       first_[slot] = first;
       last_[slot] = st.chain;
@@ -243,42 +341,65 @@ class Builder {
     return plan_.sequence_parallel && plan_.tp > 1 ? full / dbl(plan_.tp) : full;
   }
 
+  // A gradient completion: after `task`, `params` have their gradient, `experts` of them routed experts'.
+  struct GradientReady {
+    TaskId task;
+    double params, experts;
+  };
+
+  // A collective on the rank's DpComm stream, after `after` (kNone: nothing) and the stream's
+  // previous task, on the group of `kind`.
   TaskId emit_dp_collective(RankState& st, GroupKind kind, CollectiveOp op, double bytes, TaskId after,
-                            TaskId& dp_chain) {
+                            I32 layer = -1, I32 micro_batch = -1) {
     Task t;
     t.kind = TaskKind::Collective;
     t.stream = Stream::DpComm;
     t.category = Category::DpComm;
     t.rank = st.rank;
     t.stage = i32(st.coord.pp);
+    t.layer = layer;
+    t.micro_batch = micro_batch;
     t.index = calls_.collective(kind, st.coord, op, bytes);
-    t.call = calls_.call(kind, st.coord, kind == GroupKind::Tied ? st.tied_calls : st.dp_calls);
+    t.call = calls_.call(kind, st.coord,
+                         kind == GroupKind::Tied       ? st.tied_calls
+                         : kind == GroupKind::ExpertDp ? st.expert_dp_calls
+                                                       : st.dp_calls);
     const TaskId id = add_task(t);
-    edges_.add(after, id);
-    if (dp_chain != kNone) edges_.add(dp_chain, id);
-    dp_chain = id;
+    if (after != kNone) edges_.add(after, id);
+    if (st.dp_chain != kNone) edges_.add(st.dp_chain, id);
+    st.dp_chain = id;
     return id;
   }
 
   // Data-parallel gradient reduction in buckets of gradient_bucket_bytes: each bucket as soon as
   // its gradients are complete (overlapping the rest of the backward pass), or every bucket after
-  // the last backward task (DpReduction::AfterBackward).
-  void emit_gradient_sync(RankState& st, const std::vector<std::pair<TaskId, double>>& gradients) {
+  // the last backward task (DpReduction::AfterBackward). Routed experts' gradients go in buckets
+  // of their own on their data-parallel group (dp / ep ranks; none when that is 1).
+  void emit_gradient_sync(RankState& st, const std::vector<GradientReady>& gradients) {
     const double gb = bytes(precision_.gradients);
     const bool after_backward = software_.overlap.dp_reduction == DpReduction::AfterBackward;
     const TaskId backward_end = st.chain;
-    TaskId dp_chain = kNone;
-    std::vector<double> buckets;  // parameters per bucket, for the ZeRO-1 all-gathers
-    if (plan_.dp > 1) {
+    std::vector<std::pair<GroupKind, double>> buckets;  // group and parameters, for the ZeRO-1/2 all-gathers
+    // Under ZeRO-2 and FSDP every gradient was reduce-scattered in its backward unit
+    // (fsdp_after_backward); ZeRO-2 still all-gathers the updated parameters in buckets.
+    if (plan_.dp > 1 && !fsdp()) {
       const CollectiveOp op = zero_active() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
-      double pending = 0;
+      const bool expert_sync = plan_.dp / plan_.ep > 1;
+      double pending = 0, pending_experts = 0;
       for (std::size_t i = 0; i < gradients.size(); ++i) {
-        pending += gradients[i].second;
-        if (pending * gb >= training_.gradient_bucket_bytes || i + 1 == gradients.size()) {
-          emit_dp_collective(st, GroupKind::Dp, op, pending * gb, after_backward ? backward_end : gradients[i].first,
-                             dp_chain);
-          buckets.push_back(pending);
+        pending += gradients[i].params - gradients[i].experts;
+        pending_experts += gradients[i].experts;
+        const bool last = i + 1 == gradients.size();
+        const TaskId after = after_backward ? backward_end : gradients[i].task;
+        if (pending * gb >= training_.gradient_bucket_bytes || last) {
+          if (!sharded_gradients()) emit_dp_collective(st, GroupKind::Dp, op, pending * gb, after);
+          buckets.emplace_back(GroupKind::Dp, pending);
           pending = 0;
+        }
+        if (expert_sync && (pending_experts * gb >= training_.gradient_bucket_bytes || (last && pending_experts > 0))) {
+          if (!sharded_gradients()) emit_dp_collective(st, GroupKind::ExpertDp, op, pending_experts * gb, after);
+          buckets.emplace_back(GroupKind::ExpertDp, pending_experts);
+          pending_experts = 0;
         }
       }
     }
@@ -286,7 +407,7 @@ class Builder {
                            (st.coord.pp == 0 || st.coord.pp == plan_.pp - 1);
     if (tied_copy) {
       const double bytes = dbl(dims_.vocab) * dbl(dims_.hidden) * gb;
-      emit_dp_collective(st, GroupKind::Tied, CollectiveOp::AllReduce, bytes, st.chain, dp_chain);
+      emit_dp_collective(st, GroupKind::Tied, CollectiveOp::AllReduce, bytes, st.chain);
     }
     Task opt;
     opt.category = Category::Optimizer;
@@ -294,11 +415,11 @@ class Builder {
     opt.stage = i32(st.coord.pp);
     opt.index = optimizer_work_[idx(st.coord.pp)];
     const TaskId opt_id = emit_chained(st, opt);
-    if (dp_chain != kNone) edges_.add(dp_chain, opt_id);
-    if (zero_active()) {
+    if (st.dp_chain != kNone) edges_.add(st.dp_chain, opt_id);
+    if (zero_active() && !fsdp()) {
       const double wb = bytes(precision_.weights);
-      for (double params : buckets) {
-        emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, params * wb, opt_id, dp_chain);
+      for (const auto& [group, params] : buckets) {
+        emit_dp_collective(st, group, CollectiveOp::AllGather, params * wb, opt_id);
       }
     }
   }

@@ -71,10 +71,11 @@ std::vector<Segment> cut_segments(const Steps& steps, const std::vector<Gradient
     const Step& s = steps[i];
     if (s.kind == Step::Kind::Cut) {
       flush();
-    } else if (s.kind == Step::Kind::TpCollective) {
+    } else if (s.kind == Step::Kind::TpCollective || s.kind == Step::Kind::EpCollective) {
       flush();
       Segment seg;
       seg.collective = true;
+      seg.expert = s.kind == Step::Kind::EpCollective;
       seg.category = s.category;
       seg.layer = s.layer;
       seg.op = s.op;
@@ -91,10 +92,10 @@ std::vector<Segment> cut_segments(const Steps& steps, const std::vector<Gradient
     // A gradient mark after step i belongs to the segment that holds step i: the last one, or the
     // pending compute segment.
     for (; mark < marks.size() && marks[mark].step == i; ++mark) {
-      if (!pending.kernels.empty()) {
-        pending_seg.gradient_params += marks[mark].params;
-      } else if (!out.empty()) {
-        out.back().gradient_params += marks[mark].params;
+      Segment* holder = !pending.kernels.empty() ? &pending_seg : out.empty() ? nullptr : &out.back();
+      if (holder != nullptr) {
+        holder->gradient_params += marks[mark].params;
+        holder->expert_gradient_params += marks[mark].expert_params;
       }
     }
   }

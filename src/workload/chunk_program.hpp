@@ -13,6 +13,7 @@ namespace trnsim::workload {
 
 struct Segment {
   bool collective = false;          // TP collective, else compute
+  bool expert = false;              // collective: on the EP group (an all-to-all), not the TP group
   Category category = Category::Forward;
   std::int32_t layer = -1;
   std::uint32_t work = 0;           // compute: index into StepGraph::works
@@ -20,6 +21,7 @@ struct Segment {
   double bytes = 0;                 // collective: per-rank buffer
   bool overlapped = false;          // collective: alongside the next compute segment (Step::overlapped)
   double gradient_params = 0;       // parameters whose gradient is complete after this segment
+  double expert_gradient_params = 0;  // of those, routed experts' (their DP group is dp / ep)
 };
 
 // Builds Work entries once: identical kernel lists map to one index.
@@ -37,6 +39,7 @@ class WorkTable {
 struct GradientMark {
   std::size_t step = 0;
   double params = 0;
+  double expert_params = 0;  // of params, routed experts'
 };
 
 // Cuts steps into segments at every collective and every change of category.

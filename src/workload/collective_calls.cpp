@@ -9,15 +9,22 @@ std::size_t idx(std::int64_t v) { return static_cast<std::size_t>(v); }
 
 CollectiveCalls::CollectiveCalls(const RankLayout& layout, bool symmetric, StepGraph& graph)
     : layout_(layout), symmetric_(symmetric), graph_(graph) {
-  calls_.resize(idx(layout.dp() * layout.pp() + layout.tp() * layout.pp() + layout.tp() * layout.dp()));
+  // Group instances of each kind, one range after the other (group_instance): TP groups dp x pp,
+  // DP groups tp x pp, tied pairs tp x dp, EP groups tp x (dp / ep) x pp, expert-DP groups
+  // tp x ep x pp; the last two only when ep > 1 (at ep = 1 the builder makes no such call).
+  const auto tp = layout.tp(), dp = layout.dp(), pp = layout.pp(), ep = layout.ep();
+  calls_.resize(idx(dp * pp + tp * pp + tp * dp + (ep > 1 ? tp * (dp / ep) * pp + tp * ep * pp : 0)));
 }
 
 std::size_t CollectiveCalls::group_instance(GroupKind kind, const RankLayout::Coord& c) const {
-  const auto tp = layout_.tp(), dp = layout_.dp(), pp = layout_.pp();
+  const auto tp = layout_.tp(), dp = layout_.dp(), pp = layout_.pp(), ep = layout_.ep();
+  const auto ep_base = dp * pp + tp * pp + tp * dp;
   switch (kind) {
     case GroupKind::Tp: return idx(c.dp + dp * c.pp);
     case GroupKind::Dp: return idx(dp * pp + c.tp + tp * c.pp);
     case GroupKind::Tied: break;
+    case GroupKind::Ep: return idx(ep_base + c.tp + tp * (c.dp / ep + (dp / ep) * c.pp));
+    case GroupKind::ExpertDp: return idx(ep_base + tp * (dp / ep) * pp + c.tp + tp * (c.dp % ep + ep * c.pp));
   }
   return idx(dp * pp + tp * pp + c.tp + tp * c.dp);
 }
@@ -42,6 +49,24 @@ GroupSet CollectiveCalls::groups(GroupKind kind, const RankLayout::Coord& c) con
         return g;
       }
       for (std::int64_t t = 0; t < layout_.tp(); ++t) add(layout_.dp_group(t, c.pp));
+      return g;
+    case GroupKind::Ep:
+      if (!symmetric_) {
+        add(layout_.ep_group(c.tp, c.dp, c.pp));
+        return g;
+      }
+      for (std::int64_t t = 0; t < layout_.tp(); ++t) {
+        for (std::int64_t d = 0; d < layout_.dp(); d += layout_.ep()) add(layout_.ep_group(t, d, c.pp));
+      }
+      return g;
+    case GroupKind::ExpertDp:
+      if (!symmetric_) {
+        add(layout_.expert_dp_group(c.tp, c.dp, c.pp));
+        return g;
+      }
+      for (std::int64_t t = 0; t < layout_.tp(); ++t) {
+        for (std::int64_t e = 0; e < layout_.ep(); ++e) add(layout_.expert_dp_group(t, e, c.pp));
+      }
       return g;
     case GroupKind::Tied: break;
   }

@@ -18,6 +18,8 @@ enum class GroupKind : int {
   Tp,    // the rank's tensor-parallel group
   Dp,    // its data-parallel group
   Tied,  // the pair (first stage, last stage) that shares tied embeddings
+  Ep,        // its expert-parallel group (RankLayout::ep_group)
+  ExpertDp,  // the data-parallel group of its routed experts (RankLayout::expert_dp_group)
 };
 
 class CollectiveCalls {

@@ -12,7 +12,16 @@ double model_flops_per_step(const ModelSpec& model, const TrainingSpec& training
   const double mlp = model.mlp == MlpKind::SwiGlu ? 3 : 2;
   const double layer = 2 * s * (h * (q + 2 * kv) + q * h + mlp * h * f) + 4 * s * s * q;
   const double head = 2 * s * h * static_cast<double>(model.vocab);
-  const double per_sequence = 3 * (static_cast<double>(model.layers) * layer + head);
+  double layers = static_cast<double>(model.layers) * layer;
+  if (model.is_moe()) {
+    // Active FLOPs: a MoE layer runs its router and, per token, top-k routed plus the shared experts.
+    const auto fe = static_cast<double>(model.expert_width());
+    const auto active = static_cast<double>(model.experts_per_token + model.shared_experts);
+    const double moe_layer = layer + 2 * s * (active * mlp * h * fe + h * static_cast<double>(model.experts) - mlp * h * f);
+    const auto dense = static_cast<double>(model.dense_layers);
+    layers = dense * layer + (static_cast<double>(model.layers) - dense) * moe_layer;
+  }
+  const double per_sequence = 3 * (layers + head);
   return per_sequence * static_cast<double>(training.global_batch);
 }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "attention_steps.hpp"
+#include "moe_steps.hpp"
 #include "step_emitter.hpp"
 #include "trnsim/workload/plan.hpp"
 
@@ -29,20 +30,11 @@ Kernel rotary(const StepContext& c, const char* name) {
   return elementwise(name, OpClass::Elementwise, 3 * n, 0, 2 * c.act_bytes * n);
 }
 
-// GELU: one scalar-engine activation per element. SwiGLU: silu on the scalar engine and the
-// gate product on the vector engine. Backward: derivative lookup and products.
 Kernel activation(const StepContext& c, bool backward) {
-  const double n = dbl(c.tokens()) * dbl(c.d.ffn);
-  const double e = c.act_bytes;
-  if (!c.d.swiglu) {
-    return backward ? elementwise("gelu_bwd", OpClass::Activation, n, n, 3 * e * n)
-                    : elementwise("gelu", OpClass::Activation, 0, n, 2 * e * n);
-  }
-  return backward ? elementwise("swiglu_bwd", OpClass::Activation, 4 * n, n, 5 * e * n)
-                  : elementwise("swiglu", OpClass::Activation, n, n, 3 * e * n);
+  return steps::activation(c, dbl(c.tokens()) * dbl(c.d.ffn), backward);
 }
 
-std::int64_t fc1_width(const LayerDims& d) { return d.swiglu ? 2 * d.ffn : d.ffn; }
+std::int64_t fc1_width(const LayerDims& d) { return steps::fc1_width(d, d.ffn); }
 
 // A task boundary between layers (and between a layer and the embedding or head): without it,
 // where no TP collective stands at the boundary (tp = 1, or TP without SP), a layer's last kernels
@@ -72,11 +64,15 @@ void layer_forward(const StepContext& c, std::int32_t layer, Category category, 
   em.leave_region();
   em.kernel(residual(c, "residual1"));
   em.kernel(norm(c, "norm2", false));
-  em.enter_region();
-  em.kernel(matmul("fc1", OpClass::Matmul, t, fc1_width(d), d.hidden, 1, e));
-  em.kernel(activation(c, false));
-  em.kernel(matmul("fc2", OpClass::Matmul, t, d.hidden, d.ffn, 1, e));
-  em.leave_region();
+  if (d.moe_layer(layer)) {
+    steps::moe_forward(c, em);
+  } else {
+    em.enter_region();
+    em.kernel(matmul("fc1", OpClass::Matmul, t, fc1_width(d), d.hidden, 1, e));
+    em.kernel(activation(c, false));
+    em.kernel(matmul("fc2", OpClass::Matmul, t, d.hidden, d.ffn, 1, e));
+    em.leave_region();
+  }
   em.kernel(residual(c, "residual2"));
 }
 
@@ -95,12 +91,16 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   const double e = c.act_bytes;
   const std::int64_t qkv = d.q_width() + 2 * d.kv_width();
   // dgrad: dX[T x in] = dY[T x out] W^T; wgrad: dW[in x out] = X^T[in x T] dY[T x out].
-  em.leave_region_backward(2);
-  em.kernel(matmul("fc2_dgrad", OpClass::Matmul, t, d.ffn, d.hidden, 1, e));
-  em.kernel(steps::wgrad(c, "fc2_wgrad", d.ffn, d.hidden, t, e));
-  em.kernel(activation(c, true));
-  em.kernel(matmul("fc1_dgrad", OpClass::Matmul, t, d.hidden, fc1_width(d), 1, e));
-  em.enter_region_backward(steps::wgrad(c, "fc1_wgrad", d.hidden, fc1_width(d), t, e));
+  if (d.moe_layer(layer)) {
+    steps::moe_backward(c, em);
+  } else {
+    em.leave_region_backward(2);
+    em.kernel(matmul("fc2_dgrad", OpClass::Matmul, t, d.ffn, d.hidden, 1, e));
+    em.kernel(steps::wgrad(c, "fc2_wgrad", d.ffn, d.hidden, t, e));
+    em.kernel(activation(c, true));
+    em.kernel(matmul("fc1_dgrad", OpClass::Matmul, t, d.hidden, fc1_width(d), 1, e));
+    em.enter_region_backward(steps::wgrad(c, "fc1_wgrad", d.hidden, fc1_width(d), t, e));
+  }
   em.kernel(norm(c, "norm2_bwd", true));
   em.leave_region_backward(2);
   em.kernel(matmul("attn_out_dgrad", OpClass::Matmul, t, d.q_width(), d.hidden, 1, e));
@@ -110,7 +110,7 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   em.kernel(matmul("qkv_dgrad", OpClass::Matmul, t, d.hidden, qkv, 1, e));
   em.enter_region_backward(steps::wgrad(c, "qkv_wgrad", d.hidden, qkv, t, e));
   em.kernel(norm(c, "norm1_bwd", true));
-  if (steps::accumulates_separately(c)) em.kernel(steps::gradient_accumulation(c, layer_parameters(d)));
+  if (steps::accumulates_separately(c)) em.kernel(steps::gradient_accumulation(c, layer_parameters(d, layer).total()));
 }
 
 // Vocabulary-parallel embedding: each rank looks up the tokens of its vocabulary shard (zeros for

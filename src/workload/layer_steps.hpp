@@ -16,12 +16,13 @@ namespace trnsim::workload {
 struct Step {
   // Cut: a task boundary where a tensor-parallel collective stands when tp > 1, kept at tp = 1
   // so that tasks have the same granularity (and layer attribution) with and without TP.
-  enum class Kind : std::uint8_t { Kernel, TpCollective, Cut };
+  // EpCollective: an all-to-all on the expert-parallel group (a Cut at ep = 1).
+  enum class Kind : std::uint8_t { Kernel, TpCollective, Cut, EpCollective };
   Kind kind = Kind::Kernel;
   Category category = Category::Forward;
   std::int32_t layer = -1;
   cost::Kernel kernel;                          // Kind::Kernel
-  CollectiveOp op = CollectiveOp::AllReduce;    // Kind::TpCollective, on the TP group
+  CollectiveOp op = CollectiveOp::AllReduce;    // Kind::TpCollective (EpCollective), on the TP (EP) group
   double bytes = 0;                             //   per-rank buffer (nccl-tests convention)
   // Kind::TpCollective: runs alongside the compute that follows it up to the next Cut; what comes
   // after that Cut waits for both (the software's TP overlap, Overlap::tp_comm).
@@ -48,6 +49,13 @@ struct StepContext {
   std::int64_t micro_batches = 1;
   std::int64_t positions = 0;     // learned position table rows (embedding parameters)
   double head_parameters = 0;     // final norm and LM head weights of this rank
+  // Mixture of experts: the simulated rank's routed load over the mean (moe_steps.hpp), and the
+  // factor on the all-to-all buffers (capacity padding).
+  double expert_load = 1;
+  double dispatch_factor = 1;
+  // The share of a layer's gradients the rank accumulates: 1 / dp under FSDP (the reduce-scattered
+  // shard), else 1.
+  double gradient_shard = 1;
   std::int64_t tokens() const { return micro_batch * seq_len; }
 };
 

@@ -23,13 +23,26 @@ const StageMemory& MemoryEstimate::peak() const {
   return stages.at(best);
 }
 
-double stage_parameters(const ModelSpec& model, const Plan& plan, std::int64_t positions, std::int64_t stage) {
-  const LayerDims d = layer_dims(model, plan.tp);
-  double p = dbl(plan.stage_layers(model.layers, stage)) * layer_parameters(d);
-  if (stage == 0) p += embedding_parameters(d, positions, model.learned_positions);
+LayerParameters stage_parameters(const ModelSpec& model, const Plan& plan, std::int64_t positions,
+                                 std::int64_t stage) {
+  const LayerDims d = layer_dims(model, plan.tp, plan.ep);
+  LayerParameters p;
+  if (d.experts == 0) {
+    // Every layer alike: count times one (the dense models' figures as before MoE layers existed).
+    p.dense = dbl(plan.stage_layers(model.layers, stage)) * layer_parameters(d, 0).dense;
+  } else {
+    for (std::int64_t k = stage; k < plan.chunks(); k += plan.pp) {
+      const LayerParameters c =
+          layers_parameters(d, plan.chunk_first_layer(model.layers, k), plan.chunk_layers(model.layers, k));
+      p.dense += c.dense;
+      p.experts += c.experts;
+    }
+  }
+  double& dense = p.dense;
+  if (stage == 0) dense += embedding_parameters(d, positions, model.learned_positions);
   if (stage == plan.pp - 1) {
-    p += norm_parameters(d);
-    if (!model.tied_embeddings || plan.pp > 1) p += dbl(d.vocab) * dbl(d.hidden);
+    dense += norm_parameters(d);
+    if (!model.tied_embeddings || plan.pp > 1) dense += dbl(d.vocab) * dbl(d.hidden);
   }
   return p;
 }
@@ -53,35 +66,100 @@ double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const Tr
   return bytes;
 }
 
+double moe_layer_activation_bytes(const ModelSpec& model, const Plan& plan, const TrainingSpec& training,
+                                  Recompute mode, double expert_load) {
+  const double dense = layer_activation_bytes(model, plan, training, mode);
+  if (mode == Recompute::Full) return dense;
+  const LayerDims d = layer_dims(model, plan.tp, plan.ep);
+  const double e = activation_bytes(training.precision);
+  const double t = dbl(plan.micro_batch) * dbl(training.seq_len);
+  const double h = dbl(d.hidden);
+  const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
+  const double m = d.swiglu ? 3 : 2;
+  const double k = dbl(d.experts_per_token);
+  const double rows = expert_load * t * k;
+  const double f = dbl(d.expert_ffn);
+  double moe = sigma * e * t * h + 4 * sigma * t * dbl(d.experts) + e * rows * h + m * e * rows * f +
+               e * sigma * t * k * h;
+  if (d.shared_experts > 0) moe += sigma * e * t * h + m * e * t * dbl(d.shared_experts) * f;
+  return dense - (sigma * e * t * h + m * e * t * dbl(d.ffn)) + moe;
+}
+
+namespace {
+
+// ZeRO-2 and -3 (build_step.cpp, FsdpUnit): gradients and optimizer states sharded over dp,
+// besides the unsharded gradients of one layer (before its reduce-scatter) and of the root unit
+// (embedding, final norm and head). ZeRO-3 (FSDP) shards the parameters too, besides the
+// gathered root (held through a pass) and two layers (the one computing and the one prefetched).
+void sharded_state(const ModelSpec& model, const Plan& plan, const LayerDims& d, std::int64_t stage,
+                const PrecisionRecipe& precision, double state, StageMemory& m) {
+  double layers = 0, unit = 0;
+  for (std::int64_t k = stage; k < plan.chunks(); k += plan.pp) {
+    const std::int64_t first = plan.chunk_first_layer(model.layers, k);
+    for (std::int64_t l = first; l < first + plan.chunk_layers(model.layers, k); ++l) {
+      const double one = layer_parameters(d, l).total();
+      layers += one;
+      unit = std::max(unit, one);
+    }
+  }
+  const double root = m.parameters - layers;
+  const double dp = dbl(plan.dp);
+  if (plan.zero == 3) m.weights = (m.parameters / dp + root + 2 * unit) * bytes(precision.weights);
+  m.gradients = m.parameters / dp * bytes(precision.grad_accumulation) + (unit + root) * bytes(precision.gradients);
+  m.optimizer = m.parameters * state / dp;
+}
+
+}  // namespace
+
 MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& training,
                                const ParallelismSpec& parallelism, const SoftwareSpec& software) {
   const Plan plan = make_plan(model, training, parallelism, 0);
   const PrecisionRecipe precision = software.precision_for(training.precision);
   const double moments = training.optimizer == Optimizer::Sgd ? 1 : 2;
-  const LayerDims d = layer_dims(model, plan.tp);
+  const LayerDims d = layer_dims(model, plan.tp, plan.ep);
   const std::int64_t positions = model.max_positions > 0 ? model.max_positions : training.seq_len;
   const double e = activation_bytes(training.precision);
   const double t = dbl(plan.micro_batch) * dbl(training.seq_len);
   const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
-  const double layer_kept = layer_activation_bytes(model, plan, training, Recompute::Selective);
+  // The largest layer's kept activations (a MoE layer's may exceed a dense one's).
+  const double layer_kept =
+      d.experts == 0 ? layer_activation_bytes(model, plan, training, Recompute::Selective)
+                     : std::max(layer_activation_bytes(model, plan, training, Recompute::Selective),
+                                moe_layer_activation_bytes(model, plan, training, Recompute::Selective,
+                                                           expert_load(training, software)));
   const double layer_held = layer_activation_bytes(model, plan, training, plan.recompute);
+  const double moe_held = d.experts == 0 ? 0
+                          : moe_layer_activation_bytes(model, plan, training, plan.recompute, expert_load(training, software));
   MemoryEstimate est;
   for (std::int64_t p = 0; p < plan.pp; ++p) {
     StageMemory m;
     m.stage = p;
-    m.parameters = stage_parameters(model, plan, positions, p);
+    const LayerParameters split = stage_parameters(model, plan, positions, p);
+    m.parameters = split.total();
+    m.expert_parameters = split.experts;
     // Gradients live in the accumulation buffer across the step; the optimizer holds the master
-    // copy (if any) and its moments, sharded over data parallelism under ZeRO-1.
+    // copy (if any) and its moments, sharded over data parallelism under ZeRO-1 (the routed
+    // experts over their own data-parallel group).
     m.weights = m.parameters * bytes(precision.weights);
     m.gradients = m.parameters * bytes(precision.grad_accumulation);
-    m.optimizer = m.parameters * (bytes(precision.master_weights) + moments * bytes(precision.optimizer_states)) /
-                  (plan.zero == 1 ? dbl(plan.dp) : 1.0);
+    const double state = bytes(precision.master_weights) + moments * bytes(precision.optimizer_states);
+    m.optimizer = split.dense * state / (plan.zero == 1 ? dbl(plan.dp) : 1.0);
+    if (split.experts > 0) m.optimizer += split.experts * state / (plan.zero == 1 ? dbl(plan.dp / plan.ep) : 1.0);
+    if (plan.zero >= 2 && plan.dp > 1) sharded_state(model, plan, d, p, precision, state, m);
     const auto order = stage_schedule(plan.schedule, plan.pp, p, plan.micro_batches, plan.virtual_stages);
     m.units_in_flight = peak_units_in_flight(order);
-    // Chunks of one stage may differ by a layer (uneven split): weigh each unit by its chunk.
+    // Chunks of one stage may differ by a layer (uneven split): weigh each unit by its chunk, a
+    // MoE layer by its bytes over a dense layer's.
     std::vector<double> chunk_layers;
     for (std::int64_t c = 0; c < plan.virtual_stages; ++c) {
-      chunk_layers.push_back(dbl(plan.chunk_layers(model.layers, c * plan.pp + p)));
+      const std::int64_t first = plan.chunk_first_layer(model.layers, c * plan.pp + p);
+      const std::int64_t count = plan.chunk_layers(model.layers, c * plan.pp + p);
+      const std::int64_t moe_layers = d.experts == 0 ? 0 : count - std::clamp<std::int64_t>(d.dense_layers - first, 0, count);
+      double weight = dbl(count);
+      if (moe_layers > 0) {
+        weight += dbl(moe_layers) * (moe_held / layer_held - 1);
+      }
+      chunk_layers.push_back(weight);
     }
     m.activations = peak_weight_in_flight(order, chunk_layers) * layer_held;
     if (plan.recompute == Recompute::Full) m.activations += layer_kept;

@@ -4,7 +4,7 @@
 
 namespace trnsim::workload {
 
-LayerDims layer_dims(const ModelSpec& model, std::int64_t tp) {
+LayerDims layer_dims(const ModelSpec& model, std::int64_t tp, std::int64_t ep) {
   LayerDims d;
   d.tp = tp;
   d.hidden = model.hidden;
@@ -18,6 +18,11 @@ LayerDims layer_dims(const ModelSpec& model, std::int64_t tp) {
   d.rmsnorm = model.norm == NormKind::RmsNorm;
   d.biases = model.biases;
   d.experts = model.experts;
+  d.experts_per_token = model.experts_per_token;
+  d.expert_ffn = model.expert_width() / tp;
+  d.shared_experts = model.shared_experts;
+  d.dense_layers = model.experts > 0 ? model.dense_layers : 0;
+  d.ep = ep;
   d.dropout = model.norm == NormKind::LayerNorm;
   d.causal = model.arch == ModelArch::Decoder;
   d.rotary = !model.learned_positions;
@@ -29,20 +34,53 @@ double norm_parameters(const LayerDims& d) {
   return static_cast<double>(d.hidden) * (d.rmsnorm ? 1 : 2);
 }
 
-double layer_parameters(const LayerDims& d) {
+namespace {
+
+// A gated (SwiGLU: gate, up, down) or plain (fc1, fc2) MLP of width f on this rank.
+double mlp_parameters(const LayerDims& d, double f) {
+  const auto h = static_cast<double>(d.hidden);
+  double p = (d.swiglu ? 3 : 2) * h * f;  // gate+up (column-parallel) and down (row-parallel)
+  if (d.biases) p += (d.swiglu ? 2 : 1) * f + h;
+  return p;
+}
+
+}  // namespace
+
+LayerParameters layer_parameters(const LayerDims& d, std::int64_t layer) {
   const auto h = static_cast<double>(d.hidden);
   const auto q = static_cast<double>(d.q_width());
   const auto kv = static_cast<double>(d.kv_width());
-  const auto f = static_cast<double>(d.ffn);
-  double p = h * (q + 2 * kv) + q * h;  // QKV (column-parallel) and output (row-parallel)
-  double mlp = (d.swiglu ? 3 : 2) * h * f;  // gate+up (column-parallel) and down (row-parallel)
-  if (d.biases) {
-    p += (q + 2 * kv) + h;                   // QKV and output biases (row-parallel: replicated)
-    mlp += (d.swiglu ? 2 : 1) * f + h;
+  double attention = h * (q + 2 * kv) + q * h;  // QKV (column-parallel) and output (row-parallel)
+  if (d.biases) attention += (q + 2 * kv) + h;   // QKV and output biases (row-parallel: replicated)
+  LayerParameters p;
+  p.dense = attention + 2 * norm_parameters(d);
+  if (!d.moe_layer(layer)) {
+    p.dense += mlp_parameters(d, static_cast<double>(d.ffn));
+    return p;
   }
-  // Mixture of experts: every expert holds a whole MLP, plus the router (h x experts).
-  if (d.experts > 0) mlp = static_cast<double>(d.experts) * mlp + h * static_cast<double>(d.experts);
-  return p + mlp + 2 * norm_parameters(d);
+  // Mixture of experts: the router (h x experts, replicated over TP), the shared experts (split
+  // over TP like a dense MLP) and this rank's routed experts, each a whole MLP split over TP.
+  const double expert = mlp_parameters(d, static_cast<double>(d.expert_ffn));
+  p.dense += h * static_cast<double>(d.experts) + static_cast<double>(d.shared_experts) * expert;
+  p.experts = static_cast<double>(d.local_experts()) * expert;
+  return p;
+}
+
+LayerParameters layers_parameters(const LayerDims& d, std::int64_t first, std::int64_t count) {
+  LayerParameters sum;
+  // A run of identical layers: the dense prefix and the MoE rest, each counted once.
+  const std::int64_t dense = std::clamp<std::int64_t>(d.dense_layers - first, 0, count);
+  if (dense > 0) {
+    const LayerParameters one = layer_parameters(d, first);
+    sum.dense += static_cast<double>(dense) * one.dense;
+    sum.experts += static_cast<double>(dense) * one.experts;
+  }
+  if (count > dense) {
+    const LayerParameters one = layer_parameters(d, first + dense);
+    sum.dense += static_cast<double>(count - dense) * one.dense;
+    sum.experts += static_cast<double>(count - dense) * one.experts;
+  }
+  return sum;
 }
 
 double embedding_parameters(const LayerDims& d, std::int64_t positions, bool learned_positions) {
@@ -52,7 +90,7 @@ double embedding_parameters(const LayerDims& d, std::int64_t positions, bool lea
 
 double parameter_count(const ModelSpec& model, std::int64_t positions) {
   const LayerDims d = layer_dims(model, 1);
-  double p = static_cast<double>(model.layers) * layer_parameters(d);
+  double p = layers_parameters(d, 0, model.layers).total();
   p += embedding_parameters(d, positions, model.learned_positions);
   p += norm_parameters(d);  // final norm
   if (!model.tied_embeddings) p += static_cast<double>(d.vocab) * static_cast<double>(d.hidden);

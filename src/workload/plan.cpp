@@ -46,6 +46,7 @@ Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const Paral
   p.tp = par.tp;
   p.pp = par.pp;
   p.dp = par.dp;
+  p.ep = par.ep;
   p.sequence_parallel = require(par.sequence_parallel, "/parallelism/sequence_parallel");
   p.zero = require(par.zero, "/parallelism/zero");
   p.schedule = require(par.schedule, "/parallelism/schedule");

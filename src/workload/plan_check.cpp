@@ -24,6 +24,54 @@ void require_positive(std::int64_t v, std::string_view path) {
   if (v < 1) fail(path, fmt::format("must be >= 1, found {}", v), fmt::format("{} must be >= 1", path));
 }
 
+// Expert parallelism and the MoE training knobs (specs.hpp, moe_steps.hpp).
+void check_experts(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec& p) {
+  require_positive(p.ep, "/parallelism/ep");
+  if (!m.is_moe()) {
+    if (p.ep != 1)
+      fail("/parallelism/ep", fmt::format("expert parallelism needs a mixture-of-experts model (experts > 0), found "
+                                          "ep {} on a dense model",
+                                          p.ep),
+           "ep > 1 on a dense model");
+    if (t.moe_imbalance != 1)
+      fail("/training/moe_imbalance", "a dense model has no experts to balance: expected 1 (or absent)",
+           "moe_imbalance on a dense model");
+    if (t.moe_capacity_factor != 0)
+      fail("/training/moe_capacity_factor", "a dense model has no expert capacity: expected 0 (or absent)",
+           "moe_capacity_factor on a dense model");
+    return;
+  }
+  if (p.ep > 1 && p.zero && *p.zero >= 2)
+    fail("/parallelism/zero",
+         fmt::format("ZeRO-{} with expert parallelism (ep {}) is not simulated yet: the experts' gradients would "
+                     "shard over dp / ep; expected zero 0 or 1",
+                     *p.zero, p.ep),
+         "zero 2 or 3 with ep > 1 is not simulated");
+  if (p.dp % p.ep != 0)
+    fail("/parallelism/ep", fmt::format("{} does not divide dp ({}): the EP group is part of the data-parallel group",
+                                        p.ep, p.dp),
+         "ep does not divide dp");
+  if (m.experts % p.ep != 0)
+    fail("/parallelism/ep", fmt::format("{} does not divide the experts ({})", p.ep, m.experts),
+         "ep does not divide the experts");
+  if (m.expert_width() % p.tp != 0)
+    fail("/parallelism/tp", fmt::format("{} does not divide the expert width ({})", p.tp, m.expert_width()),
+         "tp does not divide the expert width");
+  // Megatron-Core asserts sequence parallelism for MoE with tensor parallelism (its token
+  // dispatcher expects sequence-sharded tokens); trnsim models that dispatcher only.
+  if (p.tp > 1 && p.sequence_parallel && !*p.sequence_parallel)
+    fail("/parallelism/sequence_parallel",
+         fmt::format("a mixture-of-experts model with tp {} needs sequence parallelism (the token dispatcher works on "
+                     "sequence-sharded tokens, as Megatron-Core requires): expected true, found false",
+                     p.tp),
+         "MoE with tp > 1 needs sequence parallelism");
+  if (t.moe_capacity_factor > 0 && t.moe_capacity_factor < 1)
+    fail("/training/moe_capacity_factor",
+         fmt::format("expected 0 (no capacity limit) or at least 1 (an expert takes at least its mean load), found {}",
+                     t.moe_capacity_factor),
+         "moe_capacity_factor in (0, 1)");
+}
+
 }  // namespace
 
 void check_rank_order(const std::string& order) {
@@ -51,6 +99,17 @@ void check_model(const ModelSpec& m, std::string_view path) {
   if (m.experts > 0 && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
     fail(at("experts_per_token"),
          fmt::format("expected an integer in [1, {}] (experts), found {}", m.experts, m.experts_per_token));
+  if (m.experts == 0) {
+    // The layout keys of a mixture of experts mean nothing on a dense model: an error, not ignored.
+    const std::pair<const char*, std::int64_t> moe_only[] = {
+        {"expert_ffn_hidden", m.expert_ffn_hidden}, {"shared_experts", m.shared_experts}, {"dense_layers", m.dense_layers}};
+    for (const auto& [key, v] : moe_only) {
+      if (v != 0) fail(at(key), fmt::format("a dense model (experts 0) has no experts, found {}", v));
+    }
+  }
+  if (m.experts > 0 && m.dense_layers >= m.layers)
+    fail(at("dense_layers"), fmt::format("expected fewer than layers ({}) so that a MoE layer remains, found {}",
+                                         m.layers, m.dense_layers));
   if (m.max_positions > 0 && !m.learned_positions)
     fail(at("max_positions"), "a position table size needs learned_positions: true");
 }
@@ -64,8 +123,8 @@ void check_plan(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec
   require_positive(p.pp, "/parallelism/pp");
   require_positive(p.dp, "/parallelism/dp");
   if (p.virtual_stages) require_positive(*p.virtual_stages, "/parallelism/virtual_stages");
-  if (p.zero && *p.zero != 0 && *p.zero != 1)
-    fail("/parallelism/zero", fmt::format("expected 0 or 1 (ZeRO-1), found {}", *p.zero), "zero must be 0 or 1");
+  if (p.zero && (*p.zero < 0 || *p.zero > 3))
+    fail("/parallelism/zero", fmt::format("expected 0, 1, 2 or 3 (FSDP), found {}", *p.zero), "zero must be 0 to 3");
   check_rank_order(p.rank_order);
 
   // Megatron-style TP splits attention heads; KV heads are split too, or replicated when TP
@@ -79,6 +138,8 @@ void check_plan(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec
   if (m.ffn_hidden % p.tp != 0)
     fail("/parallelism/tp", fmt::format("{} does not divide ffn_hidden ({})", p.tp, m.ffn_hidden),
          "tp does not divide ffn_hidden");
+
+  check_experts(m, t, p);
 
   const std::int64_t ranks = p.tp * p.pp * p.dp;
   if (total_ranks > 0 && ranks != total_ranks)

@@ -8,8 +8,9 @@
 
 namespace trnsim::workload {
 
-RankLayout::RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const std::string& order)
-    : tp_(tp), dp_(dp), pp_(pp) {
+RankLayout::RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const std::string& order, std::int64_t ep)
+    : tp_(tp), dp_(dp), pp_(pp), ep_(ep) {
+  if (ep < 1 || dp % ep != 0) throw InternalError(fmt::format("RankLayout: ep {} does not divide dp {}", ep, dp));
   check_rank_order(order);
   std::vector<std::string> dims;
   std::stringstream in(order);
@@ -50,6 +51,32 @@ std::vector<std::int32_t> RankLayout::dp_group(std::int64_t t, std::int64_t p) c
   g.reserve(static_cast<std::size_t>(dp_));
   for (std::int64_t d = 0; d < dp_; ++d) g.push_back(rank(t, d, p));
   return g;
+}
+
+std::vector<std::int32_t> RankLayout::ep_group(std::int64_t t, std::int64_t d, std::int64_t p) const {
+  std::vector<std::int32_t> g;
+  g.reserve(static_cast<std::size_t>(ep_));
+  const std::int64_t first = d - d % ep_;
+  for (std::int64_t e = 0; e < ep_; ++e) g.push_back(rank(t, first + e, p));
+  return g;
+}
+
+std::vector<std::int32_t> RankLayout::expert_dp_group(std::int64_t t, std::int64_t d, std::int64_t p) const {
+  std::vector<std::int32_t> g;
+  g.reserve(static_cast<std::size_t>(dp_ / ep_));
+  for (std::int64_t x = d % ep_; x < dp_; x += ep_) g.push_back(rank(t, x, p));
+  return g;
+}
+
+std::int64_t ep_groups_spanning_instances(const RankLayout& layout, std::int64_t ranks_per_instance) {
+  if (ranks_per_instance <= 0 || layout.ep() == 1) return 0;
+  std::int64_t spanning = 0;
+  for (std::int64_t d = 0; d < layout.dp(); d += layout.ep()) {
+    std::set<std::int64_t> instances;
+    for (auto r : layout.ep_group(0, d, 0)) instances.insert(r / ranks_per_instance);
+    if (instances.size() > 1) ++spanning;
+  }
+  return spanning;
 }
 
 std::vector<std::string> layout_findings(const RankLayout& layout, std::int64_t ranks_per_instance) {

@@ -1,5 +1,7 @@
 #include "trnsim/workload/software.hpp"
 
+#include <algorithm>
+
 #include "trnsim/workload/plan.hpp"
 
 namespace trnsim::workload {
@@ -31,6 +33,12 @@ hw::Dtype matmul_dtype(Precision p, const PrecisionRecipe& recipe) {
   const bool fp32 = p == Precision::Fp32 || p == Precision::Tf32;
   if (fp32 && recipe.fp32_autocast != AutoCast::None) return recipe.autocast_type;
   return matmul_dtype(p);
+}
+
+double expert_load(const TrainingSpec& training, const SoftwareSpec& software) {
+  const double capacity = training.moe_capacity_factor;
+  if (capacity <= 0) return training.moe_imbalance;
+  return software.moe_pad_to_capacity ? capacity : std::min(training.moe_imbalance, capacity);
 }
 
 }  // namespace trnsim::workload

@@ -60,6 +60,16 @@ class Emitter {
     s.overlapped = overlapped;
     out_.push_back(std::move(s));
   }
+  // An all-to-all on the expert-parallel group; a task boundary only at ep = 1.
+  void expert_collective(double bytes) {
+    Step s;
+    s.kind = c_.d.ep == 1 ? Step::Kind::Cut : Step::Kind::EpCollective;
+    s.category = cat_;
+    s.layer = layer_;
+    s.op = CollectiveOp::AllToAll;
+    s.bytes = bytes;
+    out_.push_back(std::move(s));
+  }
   void cut() {
     Step s;
     s.kind = Step::Kind::Cut;
@@ -116,7 +126,9 @@ inline bool accumulates_separately(const StepContext& c) {
   return !c.kernels.fused_grad_accumulation &&
          (c.micro_batches > 1 || c.precision.grad_accumulation != c.precision.gradients);
 }
-inline Kernel gradient_accumulation(const StepContext& c, double parameters) {
+// Under FSDP the rank adds into its shard only (StepContext::gradient_shard).
+inline Kernel gradient_accumulation(const StepContext& c, double all_parameters) {
+  const double parameters = all_parameters * c.gradient_shard;
   const double traffic = parameters * (bytes(c.precision.gradients) + 2 * bytes(c.precision.grad_accumulation));
   return elementwise("grad_accumulate", OpClass::Elementwise, parameters, 0, traffic);
 }
@@ -136,6 +148,22 @@ inline Kernel norm(const StepContext& c, const char* name, bool backward) {
   if (!backward) return elementwise(name, OpClass::Norm, ops * n, local_tokens(c), 2 * e * n);
   return elementwise(name, OpClass::Norm, (2 * ops + 1) * n, local_tokens(c), 4 * e * n);
 }
+
+// An MLP's activation on n elements of its intermediate: GELU, one scalar-engine activation per
+// element; SwiGLU, silu on the scalar engine and the gate product on the vector engine. Backward:
+// derivative lookup and products.
+inline Kernel activation(const StepContext& c, double n, bool backward) {
+  const double e = c.act_bytes;
+  if (!c.d.swiglu) {
+    return backward ? elementwise("gelu_bwd", OpClass::Activation, n, n, 3 * e * n)
+                    : elementwise("gelu", OpClass::Activation, 0, n, 2 * e * n);
+  }
+  return backward ? elementwise("swiglu_bwd", OpClass::Activation, 4 * n, n, 5 * e * n)
+                  : elementwise("swiglu", OpClass::Activation, n, n, 3 * e * n);
+}
+
+// The first MLP GEMM's width for an intermediate of f: gate and up together under SwiGLU.
+inline std::int64_t fc1_width(const LayerDims& d, std::int64_t f) { return d.swiglu ? 2 * f : f; }
 
 // Residual add (+ dropout: mask multiply and a 1-byte mask written).
 inline Kernel residual(const StepContext& c, const char* name) {

@@ -63,8 +63,8 @@ TEST_CASE("config: out-of-range values are rejected") {
   doc["training"]["global_batch"] = 0;
   CHECK(error_for(doc) == kFile + ": /training/global_batch: expected an integer in [1, 16777216], found 0");
   doc = small_experiment();
-  doc["parallelism"]["zero"] = 2;
-  CHECK(error_for(doc) == kFile + ": /parallelism/zero: expected an integer in [0, 1], found 2");
+  doc["parallelism"]["zero"] = 4;
+  CHECK(error_for(doc) == kFile + ": /parallelism/zero: expected an integer in [0, 3], found 4");
   doc = small_experiment();
   doc["cluster"]["count"] = 10000000;  // beyond 2^20 instances, where ClusterSpec::chips() would overflow
   CHECK(error_for(doc) == kFile + ": /cluster/count: expected an integer in [1, 1048576], found 10000000");
@@ -165,4 +165,20 @@ TEST_CASE("config: an unknown collective algorithm names its path and the accept
   const auto msg = error_for(doc);
   CHECK_THAT(msg, Catch::StartsWith(kFile + ": /network/algorithm: unknown collective algorithm 'rign'"));
   CHECK_THAT(msg, Catch::Contains("halving-doubling"));
+}
+
+TEST_CASE("config: expert parallelism and the MoE knobs on a dense model are errors, not ignored") {
+  auto doc = small_experiment();
+  doc["parallelism"]["ep"] = 2;
+  CHECK_THAT(error_for(doc), Catch::StartsWith(kFile + ": /parallelism/ep: expert parallelism needs a mixture-of-experts"));
+  doc = small_experiment();
+  doc["training"]["moe_imbalance"] = 1.5;
+  CHECK_THAT(error_for(doc), Catch::StartsWith(kFile + ": /training/moe_imbalance: a dense model"));
+  doc = small_experiment();
+  doc["model"]["shared_experts"] = 1;
+  CHECK_THAT(error_for(doc), Catch::StartsWith(kFile + ": /model/shared_experts: a dense model"));
+  // Not simulated yet, so rejected by name: context parallelism.
+  doc = small_experiment();
+  doc["parallelism"]["cp"] = 2;
+  CHECK_THAT(error_for(doc), Catch::StartsWith(kFile + ": /parallelism/cp: unknown key"));
 }

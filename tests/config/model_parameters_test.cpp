@@ -35,12 +35,15 @@ TEST_CASE("model: parameters of a tiny model match a hand count") {
 TEST_CASE("model: presets' parameter counts are within 2% of the published sizes") {
   // Published totals: Llama 2 paper / model cards (6.74B, 13.02B, 68.98B), Llama 3.1 model cards
   // (8.03B, 70.55B, 405.85B), GPT-3 paper (175B; 174.6B by the exact shape), Mixtral paper (46.7B),
-  // BERT-large (335M), Neuron's GPT-3 23B and 46B (by name).
+  // BERT-large (335M), Neuron's GPT-3 23B and 46B (by name), Mixtral 8x22B (Mistral AI: 141B),
+  // DeepSeek-V3's main model (its Hugging Face model card: 671B, without the 14B MTP module; the
+  // layout preset counts 672.1B: multi-head attention in place of MLA adds 1.1B).
   const std::pair<const char*, double> published[] = {
       {"llama2-7b", 6.74e9},      {"llama2-13b", 13.02e9},   {"llama2-70b", 68.98e9},
       {"llama3.1-8b", 8.03e9},    {"llama3.1-70b", 70.55e9}, {"llama3.1-405b", 405.8e9},
       {"gpt3-175b", 174.6e9},     {"mixtral-8x7b", 46.7e9},  {"bert-large", 335e6},
       {"gpt3-23b", 23e9},         {"gpt3-46b", 46e9},
+      {"mixtral-8x22b", 141e9},   {"deepseek-v3-layout", 671e9},
   };
   for (const auto& [name, size] : published) {
     INFO(name);

@@ -48,3 +48,18 @@ TEST_CASE("config: cluster.devices replaces the resolved count") {
   const auto ex = config::parse_experiment(doc, "mem.json", {"cluster.devices=64", "parallelism.dp=8"});
   CHECK(ex.cluster.instances == 8);  // 64 GPUs / 8 per node
 }
+
+TEST_CASE("config: an override may set a MoE key the resolved experiment leaves out at its default") {
+  // The resolved experiment writes parallelism.ep, training.moe_* and the model's MoE layout only
+  // when set; --set reaches them all the same, and the parser checks them (a dense model: error).
+  auto doc = test::small_experiment();
+  doc["model"]["experts"] = 8;
+  doc["model"]["experts_per_token"] = 2;
+  const auto ex = config::parse_experiment(doc, "mem.json",
+                                           {"parallelism.ep=4", "training.moe_imbalance=1.5", "model.shared_experts=1"});
+  CHECK(ex.parallelism.ep == 4);
+  CHECK(ex.training.moe_imbalance == 1.5);
+  CHECK(ex.model.shared_experts == 1);
+  CHECK(ex.resolved["parallelism"]["ep"] == 4);
+  CHECK_THROWS_AS(config::parse_experiment(test::small_experiment(), "mem.json", {"parallelism.ep=4"}), InputError);
+}

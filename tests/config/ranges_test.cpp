@@ -56,7 +56,7 @@ TEST_CASE("ranges: a model, training or parallelism value outside its range name
         kFile + ": /training/gradient_bucket_MB: expected a number in [1e-06, 1e+06], found 1e+30");
   CHECK(error_with("/parallelism/dp", 1 << 21) ==
         kFile + ": /parallelism/dp: expected an integer in [1, 1048576], found 2097152");
-  CHECK(error_with("/parallelism/zero", 3) == kFile + ": /parallelism/zero: expected an integer in [0, 1], found 3");
+  CHECK(error_with("/parallelism/zero", 4) == kFile + ": /parallelism/zero: expected an integer in [0, 3], found 4");
 }
 
 TEST_CASE("ranges: --set values meet the same ranges and name the override") {

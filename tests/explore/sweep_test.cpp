@@ -171,8 +171,8 @@ TEST_CASE("sweep: --vary takes the product with the plans, outermost", "[explore
 
 TEST_CASE("sweep: bad axes and bad parts are input errors", "[explore][sweep]") {
   explore::SweepAxes a;
-  a.zero = {2};
-  CHECK_THROWS_WITH(sweep(a), Catch::Contains("--zero: expected 0 or 1"));
+  a.zero = {4};
+  CHECK_THROWS_WITH(sweep(a), Catch::Contains("--zero: expected 0, 1, 2 or 3 (FSDP), found 4"));
   a = {};
   a.vary = {{"parallelism.nope", {"1"}}};
   CHECK_THROWS_AS(sweep(a), InputError);

@@ -6,6 +6,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../workload/test_models.hpp"
@@ -188,20 +189,53 @@ TEST_CASE("step replay: DP all-reduce is hidden behind the backward except the l
   }
 }
 
+namespace {
+
+// Step times of a symmetric and a full build of one plan, replayed with fixed collective (3 us)
+// and transfer (2 us) times; `ranks`: the full build's simulated ranks, as the caller expects.
+std::pair<sim::Time, sim::Time> symmetric_and_full(const ModelSpec& m, const TrainingSpec& t,
+                                                   const ParallelismSpec& p, std::size_t ranks) {
+  BuildOptions full;
+  full.symmetric = false;
+  const StepGraph sym = build_step(m, t, p, plain_software());
+  const StepGraph all = build_step(m, t, p, plain_software(), full);
+  REQUIRE(all.simulated_ranks.size() == ranks);
+  return {replay_step(sym, kernel_count_seconds(sym, 1e-6, 1e-6), 3e-6, 2e-6).step_time,
+          replay_step(all, kernel_count_seconds(all, 1e-6, 1e-6), 3e-6, 2e-6).step_time};
+}
+
+}  // namespace
+
 TEST_CASE("step replay: symmetric and full builds of one plan take the same step time") {
   // tp 2, pp 2, dp 2 with ZeRO-1 and tied embeddings (GPT) or untied (Llama): every rank of a
   // stage runs the same tasks, and with fixed collective (3 us) and transfer (2 us) times a full
   // build (8 simulated ranks) must replay exactly as the symmetric one (one rank per stage).
   const ModelSpec m = GENERATE(llama(4, 512, 8, 2, 1408, 1000), gpt(4, 512, 8, 1000));
-  const TrainingSpec t = training(256, 16, 2);
   const auto p = parallelism(2, 2, 2, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1);
-  BuildOptions full;
-  full.symmetric = false;
-  const StepGraph sym = build_step(m, t, p, plain_software());
-  const StepGraph all = build_step(m, t, p, plain_software(), full);
-  REQUIRE(all.simulated_ranks.size() == 8);
-  const auto a = replay_step(sym, kernel_count_seconds(sym, 1e-6, 1e-6), 3e-6, 2e-6);
-  const auto b = replay_step(all, kernel_count_seconds(all, 1e-6, 1e-6), 3e-6, 2e-6);
-  CHECK(a.step_time > sim::Time::us(100));  // not trivially zero
-  CHECK(a.step_time == b.step_time);
+  const auto [a, b] = symmetric_and_full(m, training(256, 16, 2), p, 8);
+  CHECK(a > sim::Time::us(100));  // not trivially zero
+  CHECK(a == b);
+}
+
+TEST_CASE("step replay: symmetric and full builds of a MoE plan with expert parallelism take the same step time") {
+  // The same invariant with all-to-alls on EP groups (ep 2 of dp 4) and the experts' gradient
+  // buckets on their own data-parallel groups (dp / ep = 2): tp 2, pp 2, ZeRO-1, 16 ranks.
+  ModelSpec m = llama(4, 512, 8, 2, 1408, 1000);
+  m.experts = 4;
+  m.experts_per_token = 2;
+  m.expert_ffn_hidden = 512;
+  auto p = parallelism(2, 2, 4, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 1);
+  p.ep = 2;
+  const auto [a, b] = symmetric_and_full(m, training(256, 16, 2), p, 16);
+  CHECK(a > sim::Time::us(100));
+  CHECK(a == b);
+}
+
+TEST_CASE("step replay: symmetric and full builds of an FSDP plan take the same step time") {
+  // zero 3 with tp 2, pp 2, dp 2: per-layer gathers and reduce-scatters on every DP group.
+  const ModelSpec m = GENERATE(llama(4, 512, 8, 2, 1408, 1000), gpt(4, 512, 8, 1000));
+  const auto p = parallelism(2, 2, 2, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, 3);
+  const auto [a, b] = symmetric_and_full(m, training(256, 16, 2), p, 8);
+  CHECK(a > sim::Time::us(100));
+  CHECK(a == b);
 }

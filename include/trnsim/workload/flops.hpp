@@ -6,7 +6,8 @@
 // (full s x s, as Megatron-LM and PaLM count it), LM head included, embedding lookups free:
 //   per sequence: 3 [ L (2 s (h (q + 2 kv) + q h + m h f) + 4 s^2 q) + 2 s h V ],
 //   q = heads * head_dim, kv = kv_heads * head_dim, m = 2 (GELU) or 3 (SwiGLU).
-// i.e. 6 x (matmul parameters) x tokens + attention. For GPT (kv = q = h, f = 4h) this is
+// i.e. 6 x (matmul parameters) x tokens + attention. A mixture-of-experts layer counts its active
+// FLOPs: the router (h x E) and k routed plus the shared experts of width f_e in place of m h f. For GPT (kv = q = h, f = 4h) this is
 // 72 B s L h^2 (1 + s/(6h) + V/(12 L h)); Megatron-LM's 96 B s L h^2 (...) counts full recompute.
 // MFU = model FLOPs / (step time x chips x the chip's published dense peak for the training dtype).
 //

@@ -29,6 +29,19 @@
 // Embedding/logits buffers: the first stage's embedding output (sigma e T h) per unit in flight;
 // the last stage's final-norm input (sigma e T h) and logits plus fp32 softmax (T V_r (e + 4))
 // per head unit in flight.
+// Mixture-of-experts layers (workload/moe_steps.hpp; T_l = sigma T the rank's tokens, R = load T k
+// the routed rows it holds after the TP all-gather, f_r the expert width per rank, m 2 or 3 as
+// above): the MLP's part sigma e T h + e T f_r m is replaced by
+//   sigma e T h [router input] + 4 T_l E [fp32 router probabilities] + e R h [expert input]
+//   + m e R f_r [expert intermediates] + e T_l k h [expert outputs, for the gates' gradient]
+//   + shared experts as a dense MLP of width shared x f_r;
+// a chunk's layers are weighed by their kind (a MoE layer counts its bytes over a dense one's).
+// Routed experts' weights, gradients and optimizer states: experts / ep of them per rank;
+// under ZeRO-1 their optimizer states are sharded over their data-parallel group, dp / ep.
+// ZeRO-2 and -3: gradients = p / dp x grad_accumulation + (u + root) x gradients, optimizer = p x
+// (master + moments x states) / dp, with u the stage's largest layer and root its embedding /
+// final norm / head; ZeRO-3 (FSDP) also weights = (p / dp + root + 2 u) x weights (the root held
+// through a pass, two layers gathered at once under one unit of prefetch).
 // Workspace: one layer's kept activations (backward gradient buffers) plus the largest TP
 // collective buffer (2 e T h: the SP backward's double all-gather).
 #include <cstdint>
@@ -37,6 +50,7 @@
 
 #include "trnsim/hw/specs.hpp"
 
+#include "trnsim/workload/model_math.hpp"
 #include "trnsim/workload/plan.hpp"
 #include "trnsim/workload/software.hpp"
 #include "trnsim/workload/specs.hpp"
@@ -46,6 +60,7 @@ namespace trnsim::workload {
 struct StageMemory {
   std::int64_t stage = 0;
   double parameters = 0;  // count, one rank's shard
+  double expert_parameters = 0;  // of parameters, routed experts' (their DP group is dp / ep)
   double weights = 0, gradients = 0, optimizer = 0, activations = 0, embedding_logits = 0, workspace = 0;
   std::int64_t units_in_flight = 0;  // micro-batch x chunk units whose activations are held at peak
   double total() const { return weights + gradients + optimizer + activations + embedding_logits + workspace; }
@@ -57,11 +72,15 @@ struct MemoryEstimate {
   const StageMemory& peak() const;
 };
 
-// Parameters of one rank of `stage` (count).
-double stage_parameters(const ModelSpec& model, const Plan& plan, std::int64_t positions, std::int64_t stage);
-// Activation bytes of one layer for one micro-batch on one rank under `mode`.
+// Parameters of one rank of `stage` (count): dense (embedding and head included) and routed experts'.
+LayerParameters stage_parameters(const ModelSpec& model, const Plan& plan, std::int64_t positions,
+                                 std::int64_t stage);
+// Activation bytes of one dense layer for one micro-batch on one rank under `mode`.
 double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const TrainingSpec& training,
                               Recompute mode);
+// The same for a mixture-of-experts layer whose rank carries `expert_load` x the mean routed load.
+double moe_layer_activation_bytes(const ModelSpec& model, const Plan& plan, const TrainingSpec& training,
+                                  Recompute mode, double expert_load);
 // Contract: every optional resolved (else InputError naming it); the caller compares with the
 // rank's HBM share. O(pp * micro_batches).
 MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& training,

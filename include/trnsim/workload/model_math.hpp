@@ -29,18 +29,35 @@ struct LayerDims {
   bool rmsnorm = false;
   bool biases = false;            // ModelSpec::biases
   std::int64_t experts = 0;       // MoE experts per MLP (0: dense)
+  std::int64_t experts_per_token = 0;  // top-k
+  std::int64_t expert_ffn = 0;    // one routed or shared expert's MLP width on this rank (/ tp)
+  std::int64_t shared_experts = 0;
+  std::int64_t dense_layers = 0;  // the first layers with a dense MLP of width ffn
+  std::int64_t ep = 1;            // expert-parallel ranks: this rank holds experts / ep experts
   bool dropout = false;
   bool causal = true;
   bool rotary = false;
   std::int64_t q_width() const { return heads * head_dim; }
   std::int64_t kv_width() const { return kv_heads * head_dim; }
+  bool moe_layer(std::int64_t layer) const { return experts > 0 && layer >= dense_layers; }
+  std::int64_t local_experts() const { return experts / ep; }
 };
 
-// Contract: the caller has validated divisibility (validate_plan); tp >= 1.
-LayerDims layer_dims(const ModelSpec& model, std::int64_t tp);
+// Contract: the caller has validated divisibility (check_plan); tp >= 1, ep >= 1.
+LayerDims layer_dims(const ModelSpec& model, std::int64_t tp, std::int64_t ep = 1);
 
-// Parameters of one TP rank's share of a layer (replicated norms and biases counted in full).
-double layer_parameters(const LayerDims& d);
+// One rank's parameters of layer `layer`: `dense` are replicated over the whole data-parallel
+// group (attention, norms, a dense MLP; in a MoE layer the router and the shared experts);
+// `experts` the routed experts this rank holds (experts / ep of them, each split over TP), whose
+// data-parallel group is the dp / ep ranks with the same EP coordinate. Replicated norms and
+// biases counted in full.
+struct LayerParameters {
+  double dense = 0, experts = 0;
+  double total() const { return dense + experts; }
+};
+LayerParameters layer_parameters(const LayerDims& d, std::int64_t layer);
+// The parameters of every layer of the model chunk [first, first + count) on one rank.
+LayerParameters layers_parameters(const LayerDims& d, std::int64_t first, std::int64_t count);
 // Parameters of the norm(s) of one layer or of the final norm, per rank (always replicated).
 double norm_parameters(const LayerDims& d);
 // Token (vocabulary-parallel) embedding rows of one rank, plus the learned position table.

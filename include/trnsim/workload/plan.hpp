@@ -23,6 +23,7 @@ struct ResolvedPlan {
 // Resolved plan in plain values.
 struct Plan {
   std::int64_t tp = 1, pp = 1, dp = 1;
+  std::int64_t ep = 1;               // expert-parallel ranks, a divisor of dp (specs.hpp)
   std::int64_t micro_batch = 1;      // sequences per micro-batch
   std::int64_t micro_batches = 1;    // micro-batches per pipeline per step
   std::int64_t virtual_stages = 1;   // model chunks per pipeline rank
@@ -80,27 +81,40 @@ Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const Paral
 
 // Rank numbering: the order string lists dimensions fastest first; for "tp,dp,pp",
 // rank = tp_i + tp * (dp_i + dp * pp_i).
+// Expert parallelism splits the DP coordinate: ep_i = dp_i mod ep varies fastest, so the EP group
+// of a rank is the ep consecutive DP coordinates around it (with "tp,dp,pp": the order tp, ep,
+// dp, pp, an EP group of tp-strided ranks inside an instance when tp x ep fits one), and the
+// data-parallel group of its experts (expert-DP) the dp / ep coordinates with the same ep_i.
 class RankLayout {
  public:
   struct Coord {
     std::int64_t tp = 0, dp = 0, pp = 0;
   };
-  // Contract: throws InputError as check_rank_order does.
-  RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const std::string& order);
+  // Contract: throws InputError as check_rank_order does; ep divides dp (check_plan's).
+  RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const std::string& order, std::int64_t ep = 1);
   std::int32_t rank(std::int64_t tp_i, std::int64_t dp_i, std::int64_t pp_i) const;
   Coord coord(std::int32_t rank) const;
   std::int32_t size() const { return static_cast<std::int32_t>(tp_ * dp_ * pp_); }
   // Groups in ring order (increasing coordinate along the group's dimension).
   std::vector<std::int32_t> tp_group(std::int64_t dp_i, std::int64_t pp_i) const;
   std::vector<std::int32_t> dp_group(std::int64_t tp_i, std::int64_t pp_i) const;
+  // The EP group of DP coordinate dp_i (ep ranks) and its experts' data-parallel group (dp / ep).
+  std::vector<std::int32_t> ep_group(std::int64_t tp_i, std::int64_t dp_i, std::int64_t pp_i) const;
+  std::vector<std::int32_t> expert_dp_group(std::int64_t tp_i, std::int64_t dp_i, std::int64_t pp_i) const;
+  std::int64_t ep() const { return ep_; }
   std::int64_t tp() const { return tp_; }
   std::int64_t dp() const { return dp_; }
   std::int64_t pp() const { return pp_; }
 
  private:
-  std::int64_t tp_, dp_, pp_;
+  std::int64_t tp_, dp_, pp_, ep_;
   std::int64_t stride_tp_ = 1, stride_dp_ = 1, stride_pp_ = 1;
 };
+
+// EP groups of the first TP rank and stage (the others are the same by the layout's regularity)
+// whose ranks sit on more than one instance: their all-to-alls cross EFA. 0 when ep = 1 or
+// ranks_per_instance <= 0. O(dp).
+std::int64_t ep_groups_spanning_instances(const RankLayout& layout, std::int64_t ranks_per_instance);
 
 // Findings about the layout on the hardware (not errors): a TP group that spans instances.
 // ranks_per_instance <= 0 skips the check.

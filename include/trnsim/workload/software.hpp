@@ -113,6 +113,13 @@ struct Overlap {
 // except under bf16-sr. Defined in workload/software.cpp.
 PrecisionRecipe default_recipe(Precision p);
 
+struct SoftwareSpec;
+// Mixture of experts: the routed load of the simulated rank over the mean
+// (workload/moe_steps.hpp): training.moe_imbalance, capped at moe_capacity_factor when the
+// software drops the tokens beyond capacity, the capacity factor itself when it pads every expert
+// to capacity; the imbalance alone without a capacity factor (dropless).
+double expert_load(const TrainingSpec& training, const SoftwareSpec& software);
+
 // The tensor engine's format: the training dtype's (plan.hpp, matmul_dtype), except that fp32 and
 // tf32 matmuls run at the cast type's rate when the Neuron compiler's --auto-cast covers them
 // (matmult or all).
@@ -136,6 +143,10 @@ struct SoftwareSpec {
   // Whether the stack replicates KV heads when tp exceeds them (NeuronX Distributed's
   // kv_replicator); without it such a plan is an error.
   bool kv_replication = true;
+  // Mixture of experts under a capacity factor (TrainingSpec::moe_capacity_factor): true, every
+  // expert's buffer is padded up to capacity (Megatron-Core --moe-pad-expert-input-to-capacity);
+  // false, the tokens beyond it are dropped and the rest run unpadded.
+  bool moe_pad_to_capacity = false;
   net::CollectivePolicy collectives;
   PrecisionRecipe precision_for(Precision p) const {
     for (const PrecisionEntry& e : precision) {

@@ -44,11 +44,17 @@ struct ModelSpec {
   std::int64_t max_positions = 0;  // learned position table size (0 = seq_len)
   std::string source;
   // Mixture of experts: experts per MLP layer and experts each token is routed to (top-k);
-  // 0 and 0 = a dense model.
+  // 0 and 0 = a dense model. The layout of a MoE layer (workload/moe_steps.hpp): a router, the
+  // routed experts of width expert_ffn_hidden (0: ffn_hidden), shared_experts of the same width
+  // that see every token; the first dense_layers layers are dense MLPs of width ffn_hidden.
   std::int64_t experts = 0;
   std::int64_t experts_per_token = 0;
+  std::int64_t expert_ffn_hidden = 0;
+  std::int64_t shared_experts = 0;
+  std::int64_t dense_layers = 0;
   bool biases = false;             // linear layers and norms carry biases (GPT, BERT; not Llama)
   bool is_moe() const { return experts > 0; }
+  std::int64_t expert_width() const { return expert_ffn_hidden > 0 ? expert_ffn_hidden : ffn_hidden; }
   std::int64_t head_dim() const { return hidden / heads; }
   double parameters() const;       // total trainable parameters (workload/model_math.cpp)
 };
@@ -82,6 +88,12 @@ struct TrainingSpec {
   Optimizer optimizer = Optimizer::AdamW;
   double gradient_bucket_bytes = 25e6;       // DP all-reduce bucket (PyTorch DDP's default 25 MB)
   std::optional<hw::AttentionKernel> attention;  // unset: the hardware preset's calibration
+  // Mixture of experts: the busiest expert's load over the mean (1 = perfectly balanced); the
+  // simulated rank carries it (workload/moe_steps.hpp). capacity factor: an expert takes at most
+  // capacity x the mean load (0: no limit, dropless); beyond it tokens are dropped, or every
+  // expert is padded up to it, as the software says (SoftwareSpec::moe_pad_to_capacity).
+  double moe_imbalance = 1;
+  double moe_capacity_factor = 0;
 };
 
 enum class PipelineSchedule : std::uint8_t { GPipe, OneFOneB, Interleaved };
@@ -101,11 +113,15 @@ struct ParallelismSpec {
   std::int64_t pp = 1;
   std::int64_t dp = 1;
   std::optional<bool> sequence_parallel;
-  std::optional<int> zero;                      // 0 or 1
+  std::optional<int> zero;                      // 0, 1, or 3 (FSDP); 2 is rejected (plan.hpp)
   std::optional<PipelineSchedule> schedule;
   std::optional<std::int64_t> virtual_stages;   // interleaved 1F1B model chunks per rank
   std::optional<Recompute> recompute;
   std::string rank_order = "tp,dp,pp";          // fastest-varying first
+  // Expert parallelism: the routed experts sharded over ep ranks of the data-parallel group (ep
+  // divides dp and the experts); the EP group is the ep consecutive DP coordinates, i.e. the rank
+  // order tp, ep, dp, pp within "tp,dp,pp" (plan.hpp, RankLayout).
+  std::int64_t ep = 1;
 };
 
 }  // namespace trnsim::workload

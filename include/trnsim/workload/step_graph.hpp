@@ -52,6 +52,10 @@ inline constexpr int kStreamCount = 4;
 enum class Category : std::uint8_t {
   Forward, Backward, Recompute, Optimizer,  // compute
   TpComm, DpComm, PpComm,                    // communication
+  // The dispatch and combine all-to-alls of mixture-of-experts layers on the EP group; they run
+  // on the rank's TpComm stream (in-layer communication) and count as exposed TP time in the
+  // breakdown; the moe_all_to_all finding names them.
+  EpComm,
 };
 
 // The network layer's operations (all-reduce, reduce-scatter, all-gather, all-to-all, broadcast).

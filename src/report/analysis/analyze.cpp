@@ -4,6 +4,8 @@
 #include "trnsim/report/analysis/findings.hpp"
 #include "trnsim/report/analysis/step_report.hpp"
 #include "trnsim/workload/flops.hpp"
+#include "trnsim/workload/plan.hpp"
+#include "trnsim/workload/software.hpp"
 
 namespace trnsim::report {
 
@@ -70,6 +72,7 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, c
   r.instance = input.cluster.instance.name;
   r.chip = input.cluster.instance.chip.name;
   r.instances = input.cluster.instances;
+  r.ultraserver_instances = input.cluster.instance.ultraserver_instances;
   r.chips = input.cluster.chips();
   r.plan = run.plan;
   r.attention = run.resolved.training.attention.value_or(hw::AttentionKernel::Flash);
@@ -96,7 +99,12 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, c
     const auto& task = run.graph.tasks[t];
     if (task.rank != r.breakdown.rank) continue;
     r.bottleneck_stage = task.stage;
+    const auto& span = run.timeline.spans[t];
+    if (task.category == workload::Category::EpComm) r.ep_all_to_all_s += (span.end - span.active).to_seconds();
     if (task.kind != workload::TaskKind::Compute) continue;
+    if (run.graph.works[task.index].name.find(":expert_fc") != std::string::npos) {
+      r.expert_compute_s += (span.end - span.active).to_seconds();
+    }
     const cost::TaskCost& c = run.work_costs[task.index];
     for (std::size_t e = 0; e < r.engine_busy.size(); ++e) r.engine_busy[e] += c.engine[e];
     for (std::size_t o = 0; o < r.op_seconds.size(); ++o) r.op_seconds[o] += c.op[o];
@@ -113,6 +121,13 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, c
   r.simulated_ranks = static_cast<int>(run.graph.simulated_ranks.size());
   r.tasks = run.graph.tasks.size();
   r.events = run.timeline.events;
+  if (input.model.is_moe()) {
+    r.expert_load = workload::expert_load(training, input.software);
+    const workload::RankLayout layout(r.plan.tp, r.plan.dp, r.plan.pp, r.plan.rank_order, r.plan.ep);
+    // EFA joins instances, or UltraServers (whose instances share NeuronLink): the EFA domain.
+    const std::int64_t per_domain = r.instances > 0 ? r.ranks / r.instances * input.cluster.instance.ultraserver_instances : 0;
+    r.ep_groups_over_efa = workload::ep_groups_spanning_instances(layout, per_domain);
+  }
   r.findings = find_bottlenecks(r, run.graph.findings);  // after ranks: the TP advice divides them
   r.choices = run.resolved.choices;
 

@@ -27,6 +27,7 @@ PathCategory category_of(const Task& task) {
     case Category::TpComm: return PathCategory::TpComm;
     case Category::DpComm: return PathCategory::DpComm;
     case Category::PpComm: return PathCategory::PpSendRecv;
+    case Category::EpComm: return PathCategory::TpComm;  // in-layer communication, like TP's
   }
   return PathCategory::Waiting;
 }

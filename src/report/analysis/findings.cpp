@@ -54,7 +54,8 @@ double ideal_bubble_share(const workload::Plan& p) {
 void exposed_communication(const StepReport& r, std::vector<Finding>& out) {
   const auto& p = r.plan;
   const double step = r.step_time_s;
-  const double tp = part(r, Part::ExposedTp);
+  // The MoE all-to-alls run on the TP stream: moe_all_to_all claims their time.
+  const double tp = std::max(0.0, part(r, Part::ExposedTp) - r.ep_all_to_all_s);
   const std::int64_t per_instance = r.instances > 0 ? r.ranks / r.instances : r.ranks;
   out.push_back({"exposed_tp_comm",
                  fmt::format("the bottleneck rank waits {:.4g} s ({:.1f} % of the step) on tensor-parallel "
@@ -79,6 +80,19 @@ void exposed_communication(const StepReport& r, std::vector<Finding>& out) {
                  "place consecutive stages on the same instance (parallelism.rank_order), or raise "
                  "training.micro_batch so fewer, larger activations cross"});
   const double dp = part(r, Part::ExposedDp);
+  if (p.zero == 3 && p.dp > 1) {
+    out.push_back({"fsdp_exposed_gather",
+                   fmt::format("the bottleneck rank waits {:.4g} s ({:.1f} % of the step) on FSDP all-gathers (and "
+                               "reduce-scatters) not hidden behind the previous layer's compute (dp = {}, {} "
+                               "micro-batches per step, every layer gathered twice per micro-batch)",
+                               dp, pct(dp, step), p.dp, p.micro_batches),
+                   dp,
+                   fmt::format("larger wrap units or deeper prefetch (one layer per unit, one unit ahead now), a "
+                               "larger training.micro_batch (more compute per gather), or a higher parallelism.tp "
+                               "(now {}), which shrinks every gather and the DP group",
+                               p.tp)});
+    return;
+  }
   out.push_back({"exposed_dp_comm",
                  fmt::format("the bottleneck rank waits {:.4g} s ({:.1f} % of the step) on the data-parallel "
                              "gradient sync after its backward pass (dp = {}, ZeRO-{}, {} micro-batches per step)",
@@ -89,6 +103,38 @@ void exposed_communication(const StepReport& r, std::vector<Finding>& out) {
                              "pass; fewer DP ranks across EFA (lower dp, higher tp or pp) or an instance with "
                              "more EFA bandwidth shorten it",
                              r.global_batch)});
+}
+
+void moe_rules(const StepReport& r, std::vector<Finding>& out) {
+  const auto& p = r.plan;
+  const double a2a = r.ep_all_to_all_s;
+  const std::int64_t groups = p.ep > 0 ? p.dp / p.ep : 0;
+  out.push_back({"moe_all_to_all",
+                 fmt::format("the bottleneck rank waits {:.4g} s ({:.1f} % of the step) on the MoE dispatch and "
+                             "combine all-to-alls of its EP group (ep = {}){}",
+                             a2a, pct(a2a, r.step_time_s), p.ep,
+                             r.ep_groups_over_efa > 0
+                                 ? fmt::format("; {} of {} EP groups span more than one instance{}, so their "
+                                               "all-to-alls cross EFA",
+                                               r.ep_groups_over_efa, groups,
+                                               r.ultraserver_instances > 1 ? " (UltraServer)" : "")
+                                 : std::string()),
+                 a2a,
+                 fmt::format("keep each EP group inside one instance or UltraServer (tp x ep <= its ranks, tp "
+                             "and ep fastest in the rank order), fewer EP ranks (parallelism.ep, now {}), or a larger "
+                             "training.micro_batch (fewer, larger all-to-alls)",
+                             p.ep)});
+  if (r.expert_load <= 1) return;
+  const double extra = r.expert_compute_s * (1 - 1 / r.expert_load);
+  out.push_back({"expert_imbalance",
+                 fmt::format("the busiest expert-parallel rank carries {:.3g} x the mean routed load "
+                             "(training.moe_imbalance, after the capacity factor): its expert GEMMs take {:.4g} s, "
+                             "{:.4g} s ({:.1f} % of the step) beyond a balanced load",
+                             r.expert_load, r.expert_compute_s, extra, pct(extra, r.step_time_s)),
+                 extra,
+                 "balance the router (an auxiliary load-balancing loss, or DeepSeek-V3's bias-based balancing), "
+                 "cap the load with training.moe_capacity_factor and token dropping, or hold more experts per "
+                 "rank (lower parallelism.ep) so that their loads average out"});
 }
 
 void pipeline_rules(const StepReport& r, std::vector<Finding>& out) {
@@ -217,6 +263,7 @@ void network_rules(const StepReport& r, const std::vector<std::string>& layout, 
 std::vector<Finding> find_bottlenecks(const StepReport& r, const std::vector<std::string>& layout) {
   std::vector<Finding> timed;
   exposed_communication(r, timed);
+  moe_rules(r, timed);
   pipeline_rules(r, timed);
   compute_rules(r, timed);
   std::vector<Finding> out = memory_findings(r);

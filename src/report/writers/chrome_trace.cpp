@@ -32,6 +32,7 @@ std::string_view category_name(Category c) {
     case Category::TpComm: return "tp_comm";
     case Category::DpComm: return "dp_comm";
     case Category::PpComm: return "pp_comm";
+    case Category::EpComm: return "ep_comm";
   }
   return "?";
 }

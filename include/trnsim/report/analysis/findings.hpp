@@ -4,6 +4,12 @@
 // counted so that two rules do not claim the same time:
 //   exposed_tp_comm, pipeline_send_recv, exposed_dp_comm, pipeline_bubble, recompute: the
 //     bottleneck rank's breakdown part of that name (report/analysis/breakdown.hpp);
+//   (exposed_tp_comm less the MoE all-to-alls, which run on the TP stream and which
+//   moe_all_to_all claims: the bottleneck rank's seconds in them);
+//   fsdp_exposed_gather: under zero 3 in place of exposed_dp_comm, the same part (the per-layer
+//     gathers and reduce-scatters are the DP stream's work);
+//   expert_imbalance: the bottleneck rank's expert GEMM seconds x (1 - 1 / load), what a balanced
+//     router would save;
 //   unbalanced_stages: compute of the slowest stage minus the mean over stages;
 //   hbm_bound_ops: time HBM-bound norm/activation/elementwise/... kernels spend beyond their next
 //     busiest engine; low_arithmetic_intensity: the same for matmul and attention kernels;

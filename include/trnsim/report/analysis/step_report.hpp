@@ -36,6 +36,7 @@ struct StepReport {
   std::string instance;
   std::string chip;  // the instance's chip name: the hardware family in validation tables
   int instances = 0;
+  int ultraserver_instances = 1;  // instances per UltraServer (1: none)
   int chips = 0;
   workload::Plan plan;
   hw::AttentionKernel attention = hw::AttentionKernel::Flash;  // as resolved for the run
@@ -66,6 +67,15 @@ struct StepReport {
   std::array<double, cost::kOpClassCount> hbm_bound_s{};
   std::array<double, cost::kOpClassCount> hbm_excess_s{};
   double ideal_compute_s = 0;
+  // Mixture of experts, of the bottleneck rank: seconds in the dispatch and combine all-to-alls
+  // (chained on its compute: all exposed), in its expert GEMM tasks (works named "expert_fc..."),
+  // the routed load it carries over the mean (workload::expert_load), and the EP groups whose
+  // ranks span instances (UltraServers where the instance is part of one): their all-to-alls
+  // cross EFA.
+  double ep_all_to_all_s = 0;
+  double expert_compute_s = 0;
+  double expert_load = 1;
+  std::int64_t ep_groups_over_efa = 0;
   CriticalPath critical_path;
   LinkUtilisation links;
   std::vector<Finding> findings;          // ranked: out of memory first, then by seconds
