@@ -1,0 +1,76 @@
+// trnsim export-trace EXPERIMENT.json -o F [--all-ranks] [--set PATH=VALUE]...: the StepGraph of an
+// experiment as an execution trace (traces/README.md), which `trnsim run` replays through an
+// experiment with "workload": {"trace": F}.
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "command.hpp"
+#include "output_file.hpp"
+#include "trnsim/config/experiment.hpp"
+#include "trnsim/config/step_input.hpp"
+#include "trnsim/config/trace_input.hpp"
+#include "trnsim/hw/device_map.hpp"
+#include "trnsim/replay/plan_rule.hpp"
+#include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/workload/trace.hpp"
+
+namespace trnsim::cli {
+
+namespace {
+
+struct ExportTraceOptions {
+  std::string experiment;
+  std::string output;
+  std::vector<std::string> overrides;
+  bool all_ranks = false;
+};
+
+int run_export_trace(const ExportTraceOptions& o) {
+  const config::Experiment ex = config::load_experiment(o.experiment, o.overrides);
+  workload::TraceMeta meta;
+  meta.cluster_instance = ex.cluster.instance.name;
+  meta.cluster_count = ex.cluster.instances;
+  if (!ex.trace.empty()) {
+    // A trace experiment: the trace again, checked and rewritten (the cluster it came from kept).
+    config::TraceInput t = config::trace_input(ex);
+    if (!t.trace.cluster_instance.empty()) {
+      meta.cluster_instance = t.trace.cluster_instance;
+      meta.cluster_count = t.trace.cluster_count;
+    }
+    meta.dtype = t.trace.dtype;
+    meta.source = t.trace.source;
+    write_file(o.output, [&](std::ostream& out) { workload::write_trace_json(out, t.trace.graph, meta); });
+    fmt::print("wrote {}: {} nodes on {} ranks\n", o.output, t.trace.graph.tasks.size(), t.trace.graph.simulated_ranks.size());
+    return 0;
+  }
+  replay::StepInput input = config::step_input(ex);
+  input.symmetric = !o.all_ranks;
+  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const replay::StepRun run = replay::prepare_step(input, resolved);
+  meta.dtype = resolved.training.precision;
+  meta.source = config::trace_source(ex.model, resolved);
+  write_file(o.output, [&](std::ostream& out) { workload::write_trace_json(out, run.graph, meta); });
+  fmt::print("wrote {}: {} nodes on {} of {} ranks{}\n", o.output, run.graph.tasks.size(), run.graph.simulated_ranks.size(),
+             run.graph.total_ranks, o.all_ranks ? "" : " (the others are replicas, listed in the groups and pairs)");
+  return 0;
+}
+
+}  // namespace
+
+void add_export_trace_command(CLI::App& app, Action& action) {
+  auto [cmd, o] = add_subcommand<ExportTraceOptions>(
+      app, action, "export-trace",
+      "Write the step an experiment builds as an execution trace (trnsim's JSON format, traces/README.md); "
+      "`trnsim run` replays it from an experiment with \"workload\": {\"trace\": FILE}",
+      run_export_trace);
+  cmd->add_option("experiment", o->experiment, "Experiment file (JSON)")->required();
+  cmd->add_option("-o,--output", o->output, "Trace file to write")->required();
+  cmd->add_option("--set", o->overrides, "Override a value of the resolved experiment: PATH=VALUE, as `trnsim run --set`");
+  cmd->add_flag("--all-ranks", o->all_ranks,
+                "Give every rank its own nodes (default: one simulated rank per pipeline stage, the other ranks "
+                "listed as replicas in the groups and pairs)");
+}
+
+}  // namespace trnsim::cli
