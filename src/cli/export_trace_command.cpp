@@ -14,6 +14,7 @@
 #include "trnsim/hw/device_map.hpp"
 #include "trnsim/replay/plan_rule.hpp"
 #include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/workload/chakra.hpp"
 #include "trnsim/workload/trace.hpp"
 
 namespace trnsim::cli {
@@ -25,7 +26,19 @@ struct ExportTraceOptions {
   std::string output;
   std::vector<std::string> overrides;
   bool all_ranks = false;
+  std::string format = "trnsim";
 };
+
+// Writes `graph` in the chosen format; returns what it wrote, for the summary line.
+std::string write_trace(const ExportTraceOptions& o, const workload::StepGraph& graph, const workload::TraceMeta& meta) {
+  if (o.format == "trnsim") {
+    write_file(o.output, [&](std::ostream& out) { workload::write_trace_json(out, graph, meta); });
+    return o.output;
+  }
+  const auto files = workload::write_chakra(
+      o.output, graph, o.format == "chakra" ? workload::ChakraEncoding::Binary : workload::ChakraEncoding::Json);
+  return fmt::format("{} files {}.*", files.size(), o.output);
+}
 
 int run_export_trace(const ExportTraceOptions& o) {
   const config::Experiment ex = config::load_experiment(o.experiment, o.overrides);
@@ -41,8 +54,8 @@ int run_export_trace(const ExportTraceOptions& o) {
     }
     meta.dtype = t.trace.dtype;
     meta.source = t.trace.source;
-    write_file(o.output, [&](std::ostream& out) { workload::write_trace_json(out, t.trace.graph, meta); });
-    fmt::print("wrote {}: {} nodes on {} ranks\n", o.output, t.trace.graph.tasks.size(), t.trace.graph.simulated_ranks.size());
+    const std::string wrote = write_trace(o, t.trace.graph, meta);
+    fmt::print("wrote {}: {} nodes on {} ranks\n", wrote, t.trace.graph.tasks.size(), t.trace.graph.simulated_ranks.size());
     return 0;
   }
   replay::StepInput input = config::step_input(ex);
@@ -51,8 +64,8 @@ int run_export_trace(const ExportTraceOptions& o) {
   const replay::StepRun run = replay::prepare_step(input, resolved);
   meta.dtype = resolved.training.precision;
   meta.source = config::trace_source(ex.model, resolved);
-  write_file(o.output, [&](std::ostream& out) { workload::write_trace_json(out, run.graph, meta); });
-  fmt::print("wrote {}: {} nodes on {} of {} ranks{}\n", o.output, run.graph.tasks.size(), run.graph.simulated_ranks.size(),
+  const std::string wrote = write_trace(o, run.graph, meta);
+  fmt::print("wrote {}: {} nodes on {} of {} ranks{}\n", wrote, run.graph.tasks.size(), run.graph.simulated_ranks.size(),
              run.graph.total_ranks, o.all_ranks ? "" : " (the others are replicas, listed in the groups and pairs)");
   return 0;
 }
@@ -66,7 +79,15 @@ void add_export_trace_command(CLI::App& app, Action& action) {
       "`trnsim run` replays it from an experiment with \"workload\": {\"trace\": FILE}",
       run_export_trace);
   cmd->add_option("experiment", o->experiment, "Experiment file (JSON)")->required();
-  cmd->add_option("-o,--output", o->output, "Trace file to write")->required();
+  cmd->add_option("-o,--output", o->output,
+                  "Trace file to write (trnsim); for Chakra the prefix: PREFIX.<rank>.et (or .json) per rank and "
+                  "PREFIX.groups.json")
+      ->required();
+  cmd->add_option("--format", o->format,
+                  "trnsim (JSON, default), chakra (binary protobuf, varint-delimited, per rank) or chakra-json (Chakra's "
+                  "JSON rendering); Chakra keeps FLOPs and HBM bytes per compute node, not matmul shapes, and needs "
+                  "--all-ranks (no replicas)")
+      ->check(CLI::IsMember({"trnsim", "chakra", "chakra-json"}));
   cmd->add_option("--set", o->overrides, "Override a value of the resolved experiment: PATH=VALUE, as `trnsim run --set`");
   cmd->add_flag("--all-ranks", o->all_ranks,
                 "Give every rank its own nodes (default: one simulated rank per pipeline stage, the other ranks "

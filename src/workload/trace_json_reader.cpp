@@ -295,6 +295,5 @@ Trace read_trace_json(const std::string& path) {
   return build_trace(parse_trace_json(j, path));
 }
 
-Trace read_trace(const std::string& path) { return read_trace_json(path); }
 
 }  // namespace trnsim::workload

@@ -49,7 +49,7 @@ void write_int_list(std::ostream& out, const std::vector<std::int32_t>& v) {
 
 }  // namespace
 
-void write_trace_json(std::ostream& out, const StepGraph& g, const TraceMeta& meta) {
+std::vector<TraceRank> trace_ranks(const StepGraph& g) {
   const auto n_tasks = static_cast<std::uint64_t>(g.tasks.size());
   // Predecessors in the order the graph lists successors, and each transfer's recv node id.
   std::vector<std::vector<TaskId>> preds(g.tasks.size());
@@ -60,6 +60,73 @@ void write_trace_json(std::ostream& out, const StepGraph& g, const TraceMeta& me
   for (TaskId t = 0; t < g.tasks.size(); ++t)
     if (g.tasks[t].kind == TaskKind::Transfer) recv_id[t] = next_recv++;
 
+  std::vector<TraceRank> ranks(g.simulated_ranks.size());
+  for (std::size_t s = 0; s < ranks.size(); ++s) ranks[s].rank = g.simulated_ranks[s];
+  std::vector<std::vector<TaskId>> recvs(g.simulated_ranks.size());
+  for (TaskId t = 0; t < g.tasks.size(); ++t) {
+    const Task& task = g.tasks[t];
+    const std::size_t slot = g.rank_slot(task.rank);
+    TraceRank& r = ranks[slot];
+    r.stage = task.stage;
+    if (task.kind == TaskKind::Transfer) recvs[g.rank_slot(task.peer)].push_back(t);
+    TraceNode n;
+    n.id = t;
+    n.category = task.category;
+    n.layer = task.layer;
+    n.micro_batch = task.micro_batch;
+    switch (task.kind) {
+      case TaskKind::Compute:
+        n.kind = NodeKind::Compute;
+        n.work = task.index;
+        break;
+      case TaskKind::Collective: {
+        const Collective& c = g.collectives[task.index];
+        const Category expected = task.stream == Stream::DpComm ? Category::DpComm : Category::TpComm;
+        if (task.category != expected)
+          throw InternalError(fmt::format("trace export: collective task {} of category {} on another stream", t,
+                                          to_string(task.category)));
+        n.kind = NodeKind::Collective;
+        n.op = c.op;
+        n.bytes = c.bytes;
+        n.group = c.group_set;
+        break;
+      }
+      case TaskKind::Transfer:
+        n.kind = NodeKind::Send;
+        n.peer = task.peer;
+        n.tag = static_cast<std::int64_t>(t);
+        n.bytes = task.bytes;
+        n.pairs = task.index < g.replica_sets.size() ? task.index : kNoIndex;
+        break;
+    }
+    for (TaskId p : preds[t]) {
+      const Task& pt = g.tasks[p];
+      if (pt.rank == task.rank) {
+        n.deps.push_back(p);
+      } else if (pt.kind == TaskKind::Transfer && pt.peer == task.rank) {
+        n.deps.push_back(recv_id[p]);
+      } else {
+        throw InternalError(fmt::format("trace export: task {} on rank {} waits for task {} on rank {} without a transfer", t,
+                                        task.rank, p, pt.rank));
+      }
+    }
+    r.nodes.push_back(std::move(n));
+  }
+  for (std::size_t s = 0; s < ranks.size(); ++s)
+    for (TaskId t : recvs[s]) {
+      TraceNode n;
+      n.id = recv_id[t];
+      n.kind = NodeKind::Recv;
+      n.category = Category::PpComm;
+      n.peer = g.tasks[t].rank;
+      n.tag = static_cast<std::int64_t>(t);
+      n.bytes = g.tasks[t].bytes;
+      ranks[s].nodes.push_back(std::move(n));
+    }
+  return ranks;
+}
+
+void write_trace_json(std::ostream& out, const StepGraph& g, const TraceMeta& meta) {
   out << fmt::format(R"({{"format":"trnsim-trace","version":{},)", kTraceFormatVersion) << "\n";
   out << fmt::format(R"("cluster":{{"instance":{},"count":{}}},"dtype":"{}","total_ranks":{},)", quoted(meta.cluster_instance),
                      meta.cluster_count, to_string(meta.dtype), g.total_ranks)
@@ -84,71 +151,27 @@ void write_trace_json(std::ostream& out, const StepGraph& g, const TraceMeta& me
     write_work(out, g.works[i]);
   }
   out << "],\n" << R"("ranks":[)";
-
-  // Per simulated rank: its tasks (ascending id), then the recv nodes of transfers to it.
-  std::vector<std::vector<TaskId>> by_rank(g.simulated_ranks.size());
-  std::vector<std::vector<TaskId>> recvs(g.simulated_ranks.size());
-  std::vector<std::int32_t> stage(g.simulated_ranks.size(), 0);
-  for (TaskId t = 0; t < g.tasks.size(); ++t) {
-    const Task& task = g.tasks[t];
-    const std::size_t slot = g.rank_slot(task.rank);
-    by_rank[slot].push_back(t);
-    stage[slot] = task.stage;
-    if (task.kind == TaskKind::Transfer) recvs[g.rank_slot(task.peer)].push_back(t);
-  }
-  for (std::size_t s = 0; s < g.simulated_ranks.size(); ++s) {
-    const std::int32_t rank = g.simulated_ranks[s];
-    out << (s > 0 ? ",\n" : "\n") << fmt::format(R"({{"rank":{},"stage":{},"nodes":[)", rank, stage[s]);
-    bool first = true;
-    auto deps = [&](TaskId t) {
-      std::string d;
-      for (TaskId p : preds[t]) {
-        const Task& pt = g.tasks[p];
-        std::uint64_t id = p;
-        if (pt.rank != rank) {
-          if (pt.kind != TaskKind::Transfer || pt.peer != rank)
-            throw InternalError(fmt::format("trace export: task {} on rank {} waits for task {} on rank {} without a transfer",
-                                            t, rank, p, pt.rank));
-          id = recv_id[p];
-        }
-        d += fmt::format("{}{}", d.empty() ? "" : ",", id);
-      }
-      return d;
-    };
-    for (TaskId t : by_rank[s]) {
-      const Task& task = g.tasks[t];
-      out << (first ? "\n" : ",\n");
-      first = false;
-      out << fmt::format(R"({{"id":{},)", t);
-      switch (task.kind) {
-        case TaskKind::Compute:
-          out << fmt::format(R"("kind":"compute","work":{},"category":"{}")", task.index, to_string(task.category));
+  const std::vector<TraceRank> ranks = trace_ranks(g);
+  for (std::size_t s = 0; s < ranks.size(); ++s) {
+    out << (s > 0 ? ",\n" : "\n") << fmt::format(R"({{"rank":{},"stage":{},"nodes":[)", ranks[s].rank, ranks[s].stage);
+    for (std::size_t i = 0; i < ranks[s].nodes.size(); ++i) {
+      const TraceNode& n = ranks[s].nodes[i];
+      out << (i > 0 ? ",\n" : "\n") << fmt::format(R"({{"id":{},"kind":"{}",)", n.id, to_string(n.kind));
+      switch (n.kind) {
+        case NodeKind::Compute: out << fmt::format(R"("work":{},"category":"{}")", n.work, to_string(n.category)); break;
+        case NodeKind::Collective:
+          out << fmt::format(R"("op":"{}","bytes":{},"group":{},"category":"{}")", to_string(n.op), n.bytes, n.group,
+                             to_string(n.category));
           break;
-        case TaskKind::Collective: {
-          const Collective& c = g.collectives[task.index];
-          const Category expected = task.stream == Stream::DpComm ? Category::DpComm : Category::TpComm;
-          if (task.category != expected)
-            throw InternalError(fmt::format("trace export: collective task {} of category {} on another stream", t,
-                                            to_string(task.category)));
-          out << fmt::format(R"("kind":"collective","op":"{}","bytes":{},"group":{},"category":"{}")", to_string(c.op), c.bytes,
-                             c.group_set, to_string(task.category));
-          break;
-        }
-        case TaskKind::Transfer:
-          out << fmt::format(R"("kind":"send","peer":{},"tag":{},"bytes":{})", task.peer, t, task.bytes);
-          if (task.index < g.replica_sets.size()) out << fmt::format(R"(,"pairs":{})", task.index);
+        case NodeKind::Send:
+        case NodeKind::Recv:
+          out << fmt::format(R"("peer":{},"tag":{},"bytes":{})", n.peer, n.tag, n.bytes);
+          if (n.pairs != kNoIndex) out << fmt::format(R"(,"pairs":{})", n.pairs);
           break;
       }
-      if (task.layer >= 0) out << fmt::format(R"(,"layer":{})", task.layer);
-      if (task.micro_batch >= 0) out << fmt::format(R"(,"micro_batch":{})", task.micro_batch);
-      out << R"(,"deps":[)" << deps(t) << "]}";
-    }
-    for (TaskId t : recvs[s]) {
-      const Task& task = g.tasks[t];
-      out << (first ? "\n" : ",\n");
-      first = false;
-      out << fmt::format(R"({{"id":{},"kind":"recv","peer":{},"tag":{},"bytes":{},"deps":[]}})", recv_id[t], task.rank, t,
-                         task.bytes);
+      if (n.layer >= 0) out << fmt::format(R"(,"layer":{})", n.layer);
+      if (n.micro_batch >= 0) out << fmt::format(R"(,"micro_batch":{})", n.micro_batch);
+      out << fmt::format(R"(,"deps":[{}]}})", fmt::join(n.deps, ","));
     }
     out << "]}";
   }

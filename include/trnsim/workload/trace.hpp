@@ -110,8 +110,8 @@ TraceDocument parse_trace_json(const nlohmann::json& document, const std::string
 // Contract: reads trnsim's JSON trace format (traces/README.md); InputError naming the file, the
 // JSON path, what was expected and what was found. Then build_trace.
 Trace read_trace_json(const std::string& path);
-// The format of the file at `path`: a Chakra file (PREFIX.<rank>.et, PREFIX.<rank>.json with
-// Chakra messages) or else trnsim's JSON; then the matching reader.
+// Contract: a trnsim JSON trace when `path` is a file, else Chakra files PATH.<rank>.et, else
+// PATH.<rank>.json (workload/chakra.hpp); then build_trace. InputError when there is none.
 Trace read_trace(const std::string& path);
 
 // What a writer records besides the graph.
@@ -121,6 +121,11 @@ struct TraceMeta {
   Precision dtype = Precision::Bf16;
   nlohmann::json source;  // null: none
 };
+
+// Contract: the nodes of each simulated rank of `graph` (ascending rank): its tasks with their
+// ids as node ids, a transfer as a send on its rank and a recv (id past the last task) on its
+// peer. Throws InternalError for a dependency between ranks other than through a transfer.
+std::vector<TraceRank> trace_ranks(const StepGraph& graph);
 
 // Contract: writes `graph` in trnsim's JSON format, deterministic (same graph, same bytes); node
 // ids are task ids, a transfer becomes a send on its rank and a recv on its peer. Throws
