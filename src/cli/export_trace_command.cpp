@@ -14,8 +14,8 @@
 #include "trnsim/hw/device_map.hpp"
 #include "trnsim/replay/plan_rule.hpp"
 #include "trnsim/replay/step_simulation.hpp"
-#include "trnsim/workload/chakra.hpp"
-#include "trnsim/workload/trace.hpp"
+#include "trnsim/trace/chakra.hpp"
+#include "trnsim/trace/trace.hpp"
 
 namespace trnsim::cli {
 
@@ -30,19 +30,19 @@ struct ExportTraceOptions {
 };
 
 // Writes `graph` in the chosen format; returns what it wrote, for the summary line.
-std::string write_trace(const ExportTraceOptions& o, const workload::StepGraph& graph, const workload::TraceMeta& meta) {
+std::string write_trace(const ExportTraceOptions& o, const workload::StepGraph& graph, const trace::TraceMeta& meta) {
   if (o.format == "trnsim") {
-    write_file(o.output, [&](std::ostream& out) { workload::write_trace_json(out, graph, meta); });
+    write_file(o.output, [&](std::ostream& out) { trace::write_trace_json(out, graph, meta); });
     return o.output;
   }
-  const auto files = workload::write_chakra(
-      o.output, graph, o.format == "chakra" ? workload::ChakraEncoding::Binary : workload::ChakraEncoding::Json);
+  const auto files = trace::write_chakra(
+      o.output, graph, o.format == "chakra" ? trace::ChakraEncoding::Binary : trace::ChakraEncoding::Json);
   return fmt::format("{} files {}.*", files.size(), o.output);
 }
 
 int run_export_trace(const ExportTraceOptions& o) {
   const config::Experiment ex = config::load_experiment(o.experiment, o.overrides);
-  workload::TraceMeta meta;
+  trace::TraceMeta meta;
   meta.cluster_instance = ex.cluster.instance.name;
   meta.cluster_count = ex.cluster.instances;
   if (!ex.trace.empty()) {

@@ -17,7 +17,7 @@ std::string trace_path(const Experiment& ex) {
 }
 
 TraceInput trace_input(const Experiment& ex) {
-  TraceInput t{step_input(ex), workload::read_trace(trace_path(ex))};
+  TraceInput t{step_input(ex), trace::read_trace(trace_path(ex))};
   const nlohmann::json& source = t.trace.source;
   if (source.is_object()) {
     for (const char* key : {"model", "training", "parallelism"})

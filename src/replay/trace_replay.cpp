@@ -26,7 +26,7 @@ DurationScale parse_duration_scale(const std::string& text) {
   return s;
 }
 
-StepRun prepare_trace(const StepInput& input, workload::Trace trace, const DurationScale& scale) {
+StepRun prepare_trace(const StepInput& input, trace::Trace trace, const DurationScale& scale) {
   const auto t_build = std::chrono::steady_clock::now();
   StepRun run;
   const hw::DeviceMap devices(input.cluster);
@@ -65,7 +65,7 @@ StepRun prepare_trace(const StepInput& input, workload::Trace trace, const Durat
   return run;
 }
 
-StepRun simulate_trace(const StepInput& input, workload::Trace trace, const DurationScale& scale) {
+StepRun simulate_trace(const StepInput& input, trace::Trace trace, const DurationScale& scale) {
   StepRun run = prepare_trace(input, std::move(trace), scale);
   replay_step(input, run);
   return run;

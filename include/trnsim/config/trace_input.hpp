@@ -8,7 +8,7 @@
 #include "trnsim/config/experiment.hpp"
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/workload/plan.hpp"
-#include "trnsim/workload/trace.hpp"
+#include "trnsim/trace/trace.hpp"
 
 namespace trnsim::config {
 
@@ -18,10 +18,10 @@ std::string trace_path(const Experiment& experiment);
 
 struct TraceInput {
   replay::StepInput input;  // model/training/parallelism from the trace's "source", else empty
-  workload::Trace trace;
+  trace::Trace trace;
 };
 
-// Contract: reads and checks the experiment's trace (workload::read_trace) and parses its
+// Contract: reads and checks the experiment's trace (trace::read_trace) and parses its
 // "source" (model, training, parallelism: the resolved plan it was built from) with the same
 // checks as an experiment's; InputError naming the trace file and the JSON path.
 TraceInput trace_input(const Experiment& experiment);

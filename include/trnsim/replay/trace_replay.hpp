@@ -6,7 +6,7 @@
 #include <string>
 
 #include "trnsim/replay/step_simulation.hpp"
-#include "trnsim/workload/trace.hpp"
+#include "trnsim/trace/trace.hpp"
 
 namespace trnsim::replay {
 
@@ -23,9 +23,9 @@ DurationScale parse_duration_scale(const std::string& text);
 // its model (input.model.layers > 0; then input.training and input.parallelism are its resolved
 // plan), else none. Throws InputError naming the trace file when the trace has more ranks than the
 // cluster or a plan that does not fit its own model. O(works x kernels + tasks).
-StepRun prepare_trace(const StepInput& input, workload::Trace trace, const DurationScale& scale = {});
+StepRun prepare_trace(const StepInput& input, trace::Trace trace, const DurationScale& scale = {});
 
 // prepare_trace then replay_step.
-StepRun simulate_trace(const StepInput& input, workload::Trace trace, const DurationScale& scale = {});
+StepRun simulate_trace(const StepInput& input, trace::Trace trace, const DurationScale& scale = {});
 
 }  // namespace trnsim::replay

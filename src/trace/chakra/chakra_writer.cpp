@@ -1,4 +1,4 @@
-// write_chakra: a StepGraph as Chakra per-rank files (contract in trnsim/workload/chakra.hpp).
+// write_chakra: a StepGraph as Chakra per-rank files (contract in trnsim/trace/chakra.hpp).
 #include <fstream>
 
 #include <fmt/format.h>
@@ -6,9 +6,11 @@
 
 #include "chakra_et.pb.h"
 #include "trnsim/error.hpp"
-#include "trnsim/workload/chakra.hpp"
+#include "trnsim/trace/chakra.hpp"
 
-namespace trnsim::workload {
+namespace trnsim::trace {
+
+using namespace trnsim::workload;  // the StepGraph a trace becomes
 namespace {
 
 namespace pb = trnsim::chakra;
@@ -135,4 +137,4 @@ std::vector<std::string> write_chakra(const std::string& prefix, const StepGraph
   return files;
 }
 
-}  // namespace trnsim::workload
+}  // namespace trnsim::trace

@@ -1,4 +1,4 @@
-// read_chakra: Chakra per-rank files into a TraceDocument (contract in trnsim/workload/chakra.hpp).
+// read_chakra: Chakra per-rank files into a TraceDocument (contract in trnsim/trace/chakra.hpp).
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,9 +12,11 @@
 
 #include "chakra_et.pb.h"
 #include "trnsim/error.hpp"
-#include "trnsim/workload/chakra.hpp"
+#include "trnsim/trace/chakra.hpp"
 
-namespace trnsim::workload {
+namespace trnsim::trace {
+
+using namespace trnsim::workload;  // the StepGraph a trace becomes
 namespace {
 
 namespace pb = trnsim::chakra;
@@ -299,4 +301,4 @@ TraceDocument read_chakra(const std::string& prefix, ChakraEncoding encoding) {
   return doc;
 }
 
-}  // namespace trnsim::workload
+}  // namespace trnsim::trace

@@ -15,9 +15,9 @@
 // - data_deps order the nodes; ctrl_deps (the call-stack parent) do not.
 #include <string>
 
-#include "trnsim/workload/trace.hpp"
+#include "trnsim/trace/trace.hpp"
 
-namespace trnsim::workload {
+namespace trnsim::trace {
 
 enum class ChakraEncoding : std::uint8_t { Binary, Json };
 
@@ -34,4 +34,4 @@ TraceDocument read_chakra(const std::string& prefix, ChakraEncoding encoding);
 // (a symmetric graph's replicas have no Chakra form: export with --all-ranks).
 std::vector<std::string> write_chakra(const std::string& prefix, const StepGraph& graph, ChakraEncoding encoding);
 
-}  // namespace trnsim::workload
+}  // namespace trnsim::trace

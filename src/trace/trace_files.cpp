@@ -1,13 +1,15 @@
-// read_trace: which reader a trace path needs (contract in trnsim/workload/trace.hpp).
+// read_trace: which reader a trace path needs (contract in trnsim/trace/trace.hpp).
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "trnsim/error.hpp"
-#include "trnsim/workload/chakra.hpp"
-#include "trnsim/workload/trace.hpp"
+#include "trnsim/trace/chakra.hpp"
+#include "trnsim/trace/trace.hpp"
 
-namespace trnsim::workload {
+namespace trnsim::trace {
+
+using namespace trnsim::workload;  // the StepGraph a trace becomes
 
 Trace read_trace(const std::string& path) {
   namespace fs = std::filesystem;
@@ -18,4 +20,4 @@ Trace read_trace(const std::string& path) {
                                path, path, path));
 }
 
-}  // namespace trnsim::workload
+}  // namespace trnsim::trace

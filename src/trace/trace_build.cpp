@@ -8,10 +8,12 @@
 
 #include "trnsim/error.hpp"
 #include "trnsim/workload/step_graph_order.hpp"
-#include "trnsim/workload/trace.hpp"
-#include "graph_edges.hpp"
+#include "trnsim/trace/trace.hpp"
+#include "../workload/graph_edges.hpp"  // the CSR builder build_step uses
 
-namespace trnsim::workload {
+namespace trnsim::trace {
+
+using namespace trnsim::workload;  // the StepGraph a trace becomes
 namespace {
 
 constexpr TaskId kNoTask = std::numeric_limits<TaskId>::max();
@@ -309,4 +311,4 @@ Trace build_trace(TraceDocument doc) {
   return b.build();
 }
 
-}  // namespace trnsim::workload
+}  // namespace trnsim::trace

@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 
 #include "trnsim/error.hpp"
-#include "trnsim/workload/trace.hpp"
+#include "trnsim/trace/trace.hpp"
 
-namespace trnsim::workload {
+namespace trnsim::trace {
+
+using namespace trnsim::workload;  // the StepGraph a trace becomes
 namespace {
 
 std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
@@ -178,4 +180,4 @@ void write_trace_json(std::ostream& out, const StepGraph& g, const TraceMeta& me
   out << "]}\n";
 }
 
-}  // namespace trnsim::workload
+}  // namespace trnsim::trace

@@ -1,5 +1,6 @@
 #pragma once
-// Execution traces: a StepGraph read from, or written to, a file (traces/README.md has the
+// Execution traces (the trace layer, between workload and replay): a StepGraph read from, or
+// written to, a file (traces/README.md has the
 // format). Two readers feed one builder: trnsim's own JSON format and Chakra (chakra.hpp). The
 // builder checks every trace before it becomes a StepGraph (dependencies on missing nodes,
 // unmatched send/recv, collective members that disagree, groups naming ranks that do not exist,
@@ -16,18 +17,18 @@
 #include "trnsim/workload/specs.hpp"
 #include "trnsim/workload/step_graph.hpp"
 
-namespace trnsim::workload {
+namespace trnsim::trace {
+
+using workload::Category;
+using workload::CollectiveOp;
+using workload::GroupSet;
+using workload::Precision;
+using workload::RankPair;
+using workload::StepGraph;
+using workload::Work;
 
 inline constexpr int kTraceFormatVersion = 1;
 inline constexpr std::uint32_t kNoIndex = std::numeric_limits<std::uint32_t>::max();
-
-constexpr auto enum_table(Category) {
-  using enum Category;
-  return std::array{EnumName{Forward, "forward"},     EnumName{Backward, "backward"},
-                    EnumName{Recompute, "recompute"}, EnumName{Optimizer, "optimizer"},
-                    EnumName{TpComm, "tp_comm"},      EnumName{DpComm, "dp_comm"},
-                    EnumName{PpComm, "pp_comm"}};
-}
 
 enum class NodeKind : std::uint8_t { Compute, Collective, Send, Recv };
 constexpr auto enum_table(NodeKind) {
@@ -132,4 +133,4 @@ std::vector<TraceRank> trace_ranks(const StepGraph& graph);
 // InternalError for a dependency between ranks other than through a transfer. O(tasks + edges).
 void write_trace_json(std::ostream& out, const StepGraph& graph, const TraceMeta& meta);
 
-}  // namespace trnsim::workload
+}  // namespace trnsim::trace

@@ -5,10 +5,11 @@
 #include <fstream>
 
 #include "trnsim/error.hpp"
-#include "trnsim/workload/trace.hpp"
+#include "trnsim/trace/trace.hpp"
 
 using namespace trnsim;
 using namespace trnsim::workload;
+using namespace trnsim::trace;
 using nlohmann::json;
 
 namespace {

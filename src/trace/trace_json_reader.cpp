@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 
 #include "trnsim/error.hpp"
-#include "trnsim/workload/trace.hpp"
+#include "trnsim/trace/trace.hpp"
 
-namespace trnsim::workload {
+namespace trnsim::trace {
+
+using namespace trnsim::workload;  // the StepGraph a trace becomes
 namespace {
 
 using nlohmann::json;
@@ -296,4 +298,4 @@ Trace read_trace_json(const std::string& path) {
 }
 
 
-}  // namespace trnsim::workload
+}  // namespace trnsim::trace
