@@ -3,7 +3,7 @@
 # under 2 GiB): 64 ranks of trn1.32xlarge x 2 instances, each rank a chain of 15,625 nodes, every
 # 25th an all-reduce of 4 MiB over all 64 ranks, the others compute nodes sharing 24 works (FLOP
 # counts and HBM bytes). Prints the wall time and the peak memory (maximum resident set) of
-# `trnsim run` on it, median of --reps runs. A benchmark, not a test: nothing is asserted.
+# `trnsim run` on it (and its CPU time: the machine may be shared), median of --reps runs. A benchmark, not a test: nothing is asserted.
 #   tools/bench/trace_replay.sh [TRNSIM] [--reps N] [--nodes N]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -50,8 +50,8 @@ cat >"$tmp/experiment.json" <<JSON
 JSON
 echo "trace: $(( nodes / 64 * 64 )) nodes on 64 ranks, $(du -m "$tmp/trace.json" | cut -f1) MB"
 for ((i = 0; i < reps; ++i)); do
-  /usr/bin/time -f "%e %M" -o "$tmp/time.$i" "$trnsim" -q run "$tmp/experiment.json" > "$tmp/out.txt"
+  /usr/bin/time -f "%e %M %U %S" -o "$tmp/time.$i" "$trnsim" -q run "$tmp/experiment.json" > "$tmp/out.txt"
 done
 grep "^step time" "$tmp/out.txt"
-sort -n "$tmp"/time.* | awk -v n="$reps" '{w[NR]=$1; m[NR]=$2} END {
-  printf "wall %.2f s (median of %d), max resident %.0f MiB\n", w[int((n+1)/2)], n, m[int((n+1)/2)]/1024 }'
+sort -n "$tmp"/time.* | awk -v n="$reps" '{w[NR]=$1; m[NR]=$2; c[NR]=$3+$4} END {
+  printf "wall %.2f s, CPU %.2f s (median of %d by wall), max resident %.0f MiB\n", w[int((n+1)/2)], c[int((n+1)/2)], n, m[int((n+1)/2)]/1024 }'
