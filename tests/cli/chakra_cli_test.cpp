@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_cli.hpp"
+#include "trace_run.hpp"
 
 using namespace trnsim::test;
 using nlohmann::json;
@@ -15,15 +15,7 @@ namespace {
 
 const fs::path kTraces = fs::path(TRNSIM_TEST_SOURCE_DIR) / "traces";
 
-double step_of(const std::string& args) {
-  const fs::path out = scratch("report.json");
-  const auto r = run(args + " --json '" + out.string() + "'");
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  const double s = json::parse(slurp(out))["results"]["step_time_s"].get<double>();
-  fs::remove(out);
-  return s;
-}
+double step_of(const std::string& args) { return run_json(args)["results"]["step_time_s"].get<double>(); }
 
 // An experiment on one trn1.32xlarge whose workload is the trace at `trace`.
 fs::path experiment(const fs::path& trace) {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_cli.hpp"
+#include "trace_run.hpp"
 
 using namespace trnsim::test;
 using nlohmann::json;
@@ -33,15 +33,6 @@ fs::path trace_experiment(const fs::path& example, const fs::path& trace) {
   return out;
 }
 
-json run_json(const std::string& args) {
-  const fs::path out = scratch("report.json");
-  const auto r = run(args + " --json '" + out.string() + "'");
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  json j = json::parse(slurp(out));
-  fs::remove(out);
-  return j;
-}
 
 }  // namespace
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_cli.hpp"
+#include "trace_run.hpp"
 
 using namespace trnsim::test;
 using nlohmann::json;
@@ -16,15 +16,6 @@ namespace {
 
 std::string sample(const std::string& name) { return std::string(TRNSIM_TEST_SOURCE_DIR) + "/traces/" + name; }
 
-json run_json(const std::string& args) {
-  const fs::path out = scratch("report.json");
-  const auto r = run(args + " --json '" + out.string() + "'");
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  json j = json::parse(slurp(out));
-  fs::remove(out);
-  return j;
-}
 
 // time(us) of `trnsim collective --instance I --ranks 4 all-reduce` at `bytes`, in seconds (printed
 // to 0.1 us).
