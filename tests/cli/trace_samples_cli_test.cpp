@@ -103,6 +103,12 @@ TEST_CASE("trace samples: a broken trace exits 2 naming the file, the rank and t
   const auto small = run("run '" + ex.string() + "' --set cluster.instance=trn1.2xlarge");
   CHECK(small.code == 2);
   CHECK_THAT(small.err, Catch::Contains(bad.string() + ": the trace has 4 ranks, the cluster (1 x trn1.2xlarge) 2"));
+  // A trace experiment names no model: one that does is refused at the key.
+  std::ofstream(ex) << json{{"cluster", {{"instance", "trn1.32xlarge"}, {"count", 1}}}, {"model", "llama2-7b"},
+                            {"workload", {{"trace", sample("dp4-trn1.json")}}}}.dump();
+  const auto both = run("run '" + ex.string() + "'");
+  CHECK(both.code == 2);
+  CHECK_THAT(both.err, Catch::Contains("/model: not with \"workload\": {\"trace\": ...} (the trace is the workload)"));
   fs::remove(bad);
   fs::remove(ex);
 }

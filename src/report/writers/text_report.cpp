@@ -36,7 +36,10 @@ std::string run_section(const StepReport& r) {
                      r.seq_len, r.global_batch) +
          fmt::format("cluster    {} x {} ({} chips, {} ranks), network model {}\n", r.instances, r.instance, r.chips,
                      r.ranks, r.network) +
-         fmt::format("plan       {}\n", plan_text(r.plan)) + trace_line(r.trace);
+         (r.model_flops == 0 && !r.trace.file.empty()
+              ? fmt::format("plan       none stated: the trace's {} ranks in {} stage(s)\n", r.plan.ranks(), r.plan.pp)
+              : fmt::format("plan       {}\n", plan_text(r.plan))) +
+         trace_line(r.trace);
 }
 
 std::string figures_section(const StepReport& r) {
