@@ -5,7 +5,7 @@
 #   --with-browser  also Debian's chromium, which tools/check_html_report.sh (a ctest test, skipped
 #                   without it) uses to render the HTML report headless; .ci/run asks for it.
 set -euo pipefail
-pkgs=(g++ cmake ninja-build libboost-graph-dev libfmt-dev libspdlog-dev nlohmann-json3-dev catch2 libcli11-dev)
+pkgs=(g++ cmake ninja-build libboost-graph-dev libfmt-dev libspdlog-dev nlohmann-json3-dev catch2 libcli11-dev libprotobuf-dev protobuf-compiler)
 # Optional extras, asked for with --with-browser: Debian's chromium renders the HTML report test.
 case "${1:-}" in
   "") ;;

@@ -27,6 +27,7 @@ void add_topology_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_merge_command(CLI::App& app, Action& action);
 void add_sensitivity_command(CLI::App& app, Action& action);
+void add_export_trace_command(CLI::App& app, Action& action);
 
 // Registers the subcommand `name` with options of type Options: they live in one object shared
 // with the action (which runs after add_*_command has returned), and choosing the subcommand sets

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   trnsim::cli::add_sweep_command(app, action);
   trnsim::cli::add_merge_command(app, action);
   trnsim::cli::add_sensitivity_command(app, action);
+  trnsim::cli::add_export_trace_command(app, action);
   trnsim::cli::add_compare_command(app, action);
   trnsim::cli::add_presets_command(app, action);
   trnsim::cli::add_collective_command(app, action);

@@ -6,13 +6,16 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <spdlog/spdlog.h>
 
 #include "command.hpp"
 #include "output_file.hpp"
 #include "trnsim/config/experiment.hpp"
 #include "trnsim/config/step_input.hpp"
+#include "trnsim/config/trace_input.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/replay/trace_replay.hpp"
 #include "trnsim/report/analysis/step_report.hpp"
 #include "trnsim/report/writers/chrome_trace.hpp"
 #include "trnsim/report/writers/csv_report.hpp"
@@ -35,7 +38,28 @@ struct RunOptions {
   std::string html_path;
   bool dry_run = false;
   bool strict = false;
+  std::string scale_durations;
 };
+
+// The step of the experiment: built from its model, or read from its trace.
+replay::StepRun simulate(const RunOptions& o, const config::Experiment& ex, replay::StepInput& input) {
+  if (ex.trace.empty()) {
+    if (!o.scale_durations.empty())
+      throw InputError(fmt::format("--scale-durations: only for an experiment whose workload is a trace; {} builds its step "
+                                   "from a model",
+                                   o.experiment));
+    return replay::simulate_step(input);
+  }
+  const replay::DurationScale scale =
+      o.scale_durations.empty() ? replay::DurationScale{} : replay::parse_duration_scale(o.scale_durations);
+  config::TraceInput t = config::trace_input(ex);
+  input = std::move(t.input);
+  if (!t.trace.ignored.empty()) {
+    spdlog::warn("{}: {} nodes ignored or rejected (-v lists them)", t.trace.file, t.trace.ignored.size());
+    for (const std::string& line : t.trace.ignored) spdlog::debug("{}: {}", t.trace.file, line);
+  }
+  return replay::simulate_trace(input, std::move(t.trace), scale);
+}
 
 // --trace F: the Chrome trace of the step (README.md, "Open the trace in Perfetto").
 void write_trace(const RunOptions& o, const report::TraceOptions& trace, const replay::StepInput& input,
@@ -51,12 +75,12 @@ int run(const RunOptions& o) {
     fmt::print("{}\n", ex.resolved.dump(2));
     return 0;
   }
-  const replay::StepInput input = config::step_input(ex);
+  replay::StepInput input = config::step_input(ex);
   report::TraceOptions trace;
   if (o.trace_ranks_given) {
     trace.ranks = report::parse_rank_list(o.trace_ranks, static_cast<std::int32_t>(input.cluster.ranks()));
   }
-  const replay::StepRun step = replay::simulate_step(input);
+  const replay::StepRun step = simulate(o, ex, input);
   const report::StepReport rep = report::analyze(input, step);
   // Files first: a run that cannot write what was asked for fails before printing results.
   if (!o.json_path.empty()) write_file(o.json_path, report::to_json(rep, ex.resolved).dump(2) + "\n");
@@ -89,6 +113,9 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Append one row of headline figures to this CSV file (header written when the file is new)");
   cmd->add_option("--html", options->html_path,
                   "Also write the report as one self-contained HTML page (charts, pipeline timeline) to this file");
+  cmd->add_option("--scale-durations", options->scale_durations,
+                  "For a trace (\"workload\": {\"trace\": F}): multiply its measured compute durations, e.g. "
+                  "compute=0.5 (FLOP/byte nodes are priced on the cluster's hardware either way)");
   cmd->add_flag("--strict", options->strict, "Exit 1 when a rank runs out of memory");
   cmd->add_flag("--dry-run", options->dry_run, "Print the resolved experiment as JSON and stop");
   cmd->callback([&action, options, cmd] {

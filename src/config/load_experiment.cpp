@@ -51,6 +51,14 @@ hw::ClusterSpec parse_cluster(ObjectReader r) {
   return cluster;
 }
 
+// "workload": {"trace": PATH}
+std::string parse_workload(ObjectReader r) {
+  std::string trace = r.string("trace");
+  if (trace.empty()) r.fail_at("trace", "expected the path of a trace file, found \"\"");
+  r.finish();
+  return trace;
+}
+
 }  // namespace
 
 Experiment parse_expanded(const json& expanded, const std::string& file) {
@@ -61,10 +69,17 @@ Experiment parse_expanded(const json& expanded, const std::string& file) {
   ex.source = r.string_or("source", "");
   r.documentation();
   ex.cluster = parse_cluster(r.object("cluster"));
-  if (!r.present("model")) r.fail_at("model", "missing required field (expected a model preset name or object)");
-  ex.model = parse_model(*r.raw("model"), file, "/model");
-  ex.training = parse_training(r.object("training"));
-  ex.parallelism = parse_parallelism(r.object("parallelism"));
+  if (auto workload = r.optional_object("workload")) ex.trace = parse_workload(*workload);
+  if (ex.trace.empty()) {
+    if (!r.present("model")) r.fail_at("model", "missing required field (expected a model preset name or object)");
+    ex.model = parse_model(*r.raw("model"), file, "/model");
+    ex.training = parse_training(r.object("training"));
+    ex.parallelism = parse_parallelism(r.object("parallelism"));
+  } else {
+    // The trace is the workload: its own "source" (if any) describes the model, not the experiment.
+    for (const char* key : {"model", "training", "parallelism"})
+      if (r.present(key)) r.fail_at(key, "not with \"workload\": {\"trace\": ...} (the trace is the workload)");
+  }
   if (!r.present("software"))
     r.fail_at("software", "missing (expected a software preset name; the hardware preset names none)");
   ex.software = parse_software(r.object("software"));
@@ -84,11 +99,13 @@ json resolved_json(const json& expanded, const Experiment& ex) {
                 {"name", ex.name},
                 {"source", ex.source},
                 {"cluster", cluster},
-                {"model", to_json(ex.model)},
-                {"training", to_json(ex.training)},
-                {"parallelism", to_json(ex.parallelism)},
                 {"software", to_json(ex.software)},
                 {"network", to_json(ex.network)}};
+  if (ex.trace.empty()) {
+    defaults["model"] = to_json(ex.model);
+    defaults["training"] = to_json(ex.training);
+    defaults["parallelism"] = to_json(ex.parallelism);
+  }
   if (ex.measured) defaults["measured"] = to_json(*ex.measured);
   json out = expanded;
   fill_missing(out, defaults);
@@ -141,7 +158,7 @@ Experiment parse_experiment(const nlohmann::json& document, const std::string& f
     ex = parse_expanded(reexpanded, with_label);
     resolved = resolved_json(reexpanded, ex);
   }
-  if (plan_check == PlanCheck::Now) validate(ex, overrides.empty() ? file : with_label);
+  if (plan_check == PlanCheck::Now && ex.trace.empty()) validate(ex, overrides.empty() ? file : with_label);
   ex.file = file;
   ex.resolved = std::move(resolved);
   return ex;

@@ -157,6 +157,9 @@ double ComputeModel::gpu_tensor_seconds(const Kernel& kr) const {
 }
 
 double ComputeModel::tensor_seconds(const Kernel& kr) const {
+  // FLOPs without a shape (a trace's count, e.g. Chakra's num_ops): full tiles at the calibrated
+  // efficiency, the best the shape could give. build_step always gives matmuls their shape.
+  if (kr.batch <= 0 && kr.flops > 0) return kr.flops / (tensor_peak_flops(kr.low_precision) * calibration_.matmul_efficiency);
   if (kr.batch <= 0 || kr.m <= 0 || kr.n <= 0 || kr.k <= 0) return 0;
   if (!systolic_) return gpu_tensor_seconds(kr);
   const double r = kr.low_precision ? low_rate_factor_ : fp32_rate_factor_;

@@ -33,9 +33,8 @@ double rank_memory_capacity(const hw::ClusterSpec& cluster) {
 StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved) {
   StepRun run;
   const hw::DeviceMap devices(input.cluster);
-  const hw::ChipSpec& chip = input.cluster.instance.chip;
   run.ranks = devices.ranks();
-  run.physical_cores_per_rank = physical_cores_per_rank(chip);
+  run.physical_cores_per_rank = physical_cores_per_rank(input.cluster.instance.chip);
 
   const auto t_build = std::chrono::steady_clock::now();
   run.resolved = std::move(resolved);
@@ -48,7 +47,13 @@ StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved) {
   run.memory = workload::estimate_memory(input.model, run.resolved.training, run.resolved.parallelism, input.software);
   run.rank_memory_capacity = rank_memory_capacity(input.cluster);
 
-  const cost::ComputeModel compute(chip, input.cluster.instance.calibration,
+  price_works(input, run);
+  run.build_seconds = seconds_since(t_build);
+  return run;
+}
+
+void price_works(const StepInput& input, StepRun& run) {
+  const cost::ComputeModel compute(input.cluster.instance.chip, input.cluster.instance.calibration,
                                    workload::matmul_dtype(run.resolved.training.precision, input.software.precision_for(run.resolved.training.precision)),
                                    run.physical_cores_per_rank);
   run.work_seconds.reserve(run.graph.works.size());
@@ -58,8 +63,6 @@ StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved) {
     run.work_seconds.push_back(work.measured_s >= 0 ? work.measured_s : run.work_costs.back().seconds);
   }
   run.comm_compute_slowdown = compute.comm_compute_slowdown();
-  run.build_seconds = seconds_since(t_build);
-  return run;
 }
 
 void replay_step(const StepInput& input, StepRun& run, std::shared_ptr<net::Fabric> fabric) {

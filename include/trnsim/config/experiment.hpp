@@ -36,6 +36,10 @@ struct Experiment {
   workload::SoftwareSpec software;  // the named stack with the experiment's overrides
   NetworkOptions network;
   std::optional<Measured> measured;
+  // "workload": {"trace": PATH}: the step is read from an execution trace instead of built from
+  // model, training and parallelism (which the experiment then leaves out). PATH as written,
+  // relative to the experiment file's folder (trace_path resolves it).
+  std::string trace;
   nlohmann::json resolved;          // the fully resolved experiment as JSON (reports embed it)
 };
 

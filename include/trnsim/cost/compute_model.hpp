@@ -26,6 +26,7 @@
 // Other engines: vector_elements / (vector rate x cores x vector_efficiency); scalar likewise (on
 //   the vector engine when the chip has no scalar rate); hbm_bytes / (min(HBM, DMA) bandwidth x
 //   cores / physical_cores x hbm_efficiency): a chip's HBM is shared by its cores.
+// Unshaped FLOPs (a trace's count, batch = 0): flops / (the rank's full-tile peak x matmul_efficiency).
 // kernel = max(tensor, vector, scalar, hbm) + task_overhead_s (the per-kernel launch gap).
 // MFU is quoted against the chip's published peak (report layer).
 #include <array>

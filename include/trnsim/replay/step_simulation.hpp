@@ -50,6 +50,14 @@ struct StepRun {
   int ranks = 0;                              // real ranks of the cluster
   int physical_cores_per_rank = 1;
   double build_seconds = 0, simulate_seconds = 0;  // wall time of graph build and replay
+  // A replayed trace (trace_replay.hpp): where it came from; empty file for a model run.
+  struct TraceOrigin {
+    std::string file, format, cluster_instance;  // cluster: where it was recorded ("" unknown)
+    std::size_t nodes = 0;            // tasks replayed
+    std::size_t measured_tasks = 0;   // compute tasks that kept a measured time
+    double duration_scale = 1;        // --scale-durations compute=
+    std::vector<std::string> ignored; // nodes the reader skipped, with the reason
+  } trace;
 };
 
 // Contract: throws InputError for a plan that does not fit the model, batch or cluster (naming
@@ -64,6 +72,9 @@ StepRun simulate_step(const StepInput& input);
 // its topology and routes; the figures are the same with or without it.
 StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved);
 void replay_step(const StepInput& input, StepRun& run, std::shared_ptr<net::Fabric> fabric = {});
+// Fills run.work_costs and run.work_seconds (a work's measured time where it has one, else its
+// cost on input.cluster's chip at run.resolved.training's dtype) and comm_compute_slowdown.
+void price_works(const StepInput& input, StepRun& run);
 
 // HBM one rank of `cluster` may use (bytes): the chip's HBM over its ranks (a GPU, or a logical
 // NeuronCore of logical_core_size physical cores).

@@ -23,6 +23,7 @@
 // - DP gradient buckets (DpComm) depend on the backward task that completes their last gradient
 //   and are chained in launch order; the optimizer task depends on the last bucket.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -57,6 +58,13 @@ enum class Category : std::uint8_t {
   // breakdown; the moe_all_to_all finding names them.
   EpComm,
 };
+constexpr auto enum_table(Category) {  // spellings of trace files (trace/trace.hpp)
+  using enum Category;
+  return std::array{EnumName{Forward, "forward"},     EnumName{Backward, "backward"},
+                    EnumName{Recompute, "recompute"}, EnumName{Optimizer, "optimizer"},
+                    EnumName{TpComm, "tp_comm"},      EnumName{DpComm, "dp_comm"},
+                    EnumName{PpComm, "pp_comm"}};
+}
 
 // The network layer's operations (all-reduce, reduce-scatter, all-gather, all-to-all, broadcast).
 using CollectiveOp = net::CollectiveOp;

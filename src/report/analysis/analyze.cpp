@@ -67,8 +67,10 @@ void hbm_bound_kernels(const replay::StepRun& run, const cost::ComputeModel& com
 
 StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, const AnalyzeOptions& options) {
   StepReport r;
-  r.model = input.model.name;
-  r.parameters = input.model.parameters();
+  // A trace without a model (hand-written, Chakra) has no parameters and no model FLOPs.
+  const bool has_model = input.model.layers > 0;
+  r.model = has_model ? input.model.name : "(none: trace " + run.trace.file + ")";
+  r.parameters = has_model ? input.model.parameters() : 0;
   r.instance = input.cluster.instance.name;
   r.chip = input.cluster.instance.chip.name;
   r.instances = input.cluster.instances;
@@ -85,7 +87,7 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, c
   r.sequences_per_s = r.step_time_s > 0 ? sequences / r.step_time_s : 0;
   r.tokens_per_s = r.sequences_per_s * static_cast<double>(training.seq_len);
 
-  r.model_flops = workload::model_flops_per_step(input.model, training);
+  r.model_flops = has_model ? workload::model_flops_per_step(input.model, training) : 0;
   r.hardware_flops = workload::hardware_flops_per_step(run.graph);
   const hw::Dtype dtype = workload::matmul_dtype(training.precision, input.software.precision_for(training.precision));
   r.peak_flops = input.cluster.instance.chip.peak.of(dtype) * input.cluster.chips();
@@ -133,6 +135,7 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, c
 
   r.build_seconds = run.build_seconds;
   r.simulate_seconds = run.simulate_seconds;
+  r.trace = run.trace;
   return r;
 }
 

@@ -148,7 +148,7 @@ json findings_json(const std::vector<Finding>& list) {
 }  // namespace
 
 nlohmann::json to_json(const StepReport& r, const nlohmann::json& experiment) {
-  return {
+  nlohmann::json out = {
       {"schema_version", kReportSchemaVersion},
       {"experiment", with_plan(experiment, r.plan, r.attention)},
       {"results", results_json(r)},
@@ -164,6 +164,13 @@ nlohmann::json to_json(const StepReport& r, const nlohmann::json& experiment) {
       {"findings", findings_json(r.findings)},
       {"choices", r.choices},
   };
+  if (!r.trace.file.empty()) {
+    const auto& t = r.trace;
+    out["trace"] = {{"file", t.file},       {"format", t.format},       {"recorded_on", t.cluster_instance},
+                    {"nodes", t.nodes},     {"measured_nodes", t.measured_tasks},
+                    {"duration_scale", t.duration_scale}, {"ignored_nodes", t.ignored}};
+  }
+  return out;
 }
 
 }  // namespace trnsim::report

@@ -20,12 +20,26 @@ std::string spaced(std::string_view head, const std::vector<std::string>& items)
 
 double share_of(double part, double whole) { return whole > 0 ? 100 * part / whole : 0.0; }
 
+// A replayed trace: where it came from and how many of its compute nodes kept a measured time.
+std::string trace_line(const replay::StepRun::TraceOrigin& t) {
+  if (t.file.empty()) return "";
+  std::string out = fmt::format("trace      {} ({}{}): {} nodes, {} kept a measured time", t.file, t.format,
+                                t.cluster_instance.empty() ? "" : ", recorded on " + t.cluster_instance, t.nodes,
+                                t.measured_tasks);
+  if (t.duration_scale != 1) out += fmt::format(" (scaled x {})", t.duration_scale);
+  if (!t.ignored.empty()) out += fmt::format(", {} ignored", t.ignored.size());
+  return out + "\n";
+}
+
 std::string run_section(const StepReport& r) {
   return fmt::format("model      {} ({:.2f} B parameters), seq {} x global batch {}\n", r.model, r.parameters / 1e9,
                      r.seq_len, r.global_batch) +
          fmt::format("cluster    {} x {} ({} chips, {} ranks), network model {}\n", r.instances, r.instance, r.chips,
                      r.ranks, r.network) +
-         fmt::format("plan       {}\n", plan_text(r.plan));
+         (r.model_flops == 0 && !r.trace.file.empty()
+              ? fmt::format("plan       none stated: the trace's {} ranks in {} stage(s)\n", r.plan.ranks(), r.plan.pp)
+              : fmt::format("plan       {}\n", plan_text(r.plan))) +
+         trace_line(r.trace);
 }
 
 std::string figures_section(const StepReport& r) {

@@ -85,6 +85,8 @@ struct StepReport {
   std::size_t tasks = 0;
   std::uint64_t events = 0;
   double build_seconds = 0, simulate_seconds = 0;
+  // A replayed trace: its file, its nodes and how many kept a measured time (file "": model run).
+  replay::StepRun::TraceOrigin trace;
 };
 
 struct AnalyzeOptions {

@@ -1,0 +1,140 @@
+// write_chakra: a StepGraph as Chakra per-rank files (contract in trnsim/trace/chakra.hpp).
+#include <fstream>
+
+#include <fmt/format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include "chakra_et.pb.h"
+#include "trnsim/error.hpp"
+#include "trnsim/trace/chakra.hpp"
+
+namespace trnsim::trace {
+
+using namespace trnsim::workload;  // the StepGraph a trace becomes
+namespace {
+
+namespace pb = trnsim::chakra;
+
+void add_int(pb::Node& n, const char* name, std::int64_t v) {
+  auto* a = n.add_attr();
+  a->set_name(name);
+  a->set_int64_val(v);
+}
+
+void add_uint(pb::Node& n, const char* name, std::uint64_t v) {
+  auto* a = n.add_attr();
+  a->set_name(name);
+  a->set_uint64_val(v);
+}
+
+pb::CollectiveCommType comm_type(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::AllReduce: return pb::ALL_REDUCE;
+    case CollectiveOp::ReduceScatter: return pb::REDUCE_SCATTER;
+    case CollectiveOp::AllGather: return pb::ALL_GATHER;
+    case CollectiveOp::AllToAll: return pb::ALL_TO_ALL;
+    case CollectiveOp::Broadcast: return pb::BROADCAST;
+    case CollectiveOp::SendRecv: break;
+  }
+  throw InternalError("chakra export: a send-recv collective (transfers are send and recv nodes)");
+}
+
+pb::Node chakra_node(const TraceNode& t, const StepGraph& g) {
+  pb::Node n;
+  n.set_id(t.id);
+  n.set_name(t.kind == NodeKind::Compute ? g.works[t.work].name : t.name.empty() ? std::string(to_string(t.kind)) : t.name);
+  for (std::uint64_t d : t.deps) n.add_data_deps(d);
+  switch (t.kind) {
+    case NodeKind::Compute: {
+      n.set_type(pb::COMP_NODE);
+      const Work& w = g.works[t.work];
+      if (w.measured_s >= 0) {
+        n.set_duration_micros(static_cast<std::uint64_t>(std::llround(w.measured_s * 1e6)));
+        break;
+      }
+      double flops = 0, bytes = 0;
+      for (const cost::Kernel& k : w.kernels) {
+        flops += k.flops;
+        bytes += k.hbm_bytes;
+      }
+      add_int(n, "num_ops", std::llround(flops));
+      add_uint(n, "tensor_size", static_cast<std::uint64_t>(std::llround(bytes)));
+      break;
+    }
+    case NodeKind::Collective: {
+      n.set_type(pb::COMM_COLL_NODE);
+      add_int(n, "comm_type", comm_type(t.op));
+      add_int(n, "comm_size", std::llround(t.bytes));
+      auto* pg = n.add_attr();
+      pg->set_name("pg_name");
+      pg->set_string_val(std::to_string(t.group));
+      break;
+    }
+    case NodeKind::Send:
+    case NodeKind::Recv: {
+      const bool send = t.kind == NodeKind::Send;
+      n.set_type(send ? pb::COMM_SEND_NODE : pb::COMM_RECV_NODE);
+      add_int(n, "comm_src", send ? -1 : t.peer);
+      add_int(n, "comm_dst", send ? t.peer : -1);
+      add_int(n, "comm_tag", t.tag);
+      add_int(n, "comm_size", std::llround(t.bytes));
+      break;
+    }
+  }
+  return n;
+}
+
+void write_message(std::ofstream& out, const google::protobuf::Message& m, ChakraEncoding e) {
+  if (e == ChakraEncoding::Json) {
+    std::string text;
+    google::protobuf::util::MessageToJsonString(m, &text);
+    out << text << "\n";
+    return;
+  }
+  std::string bytes;
+  m.SerializeToString(&bytes);
+  auto length = static_cast<std::uint64_t>(bytes.size());
+  do {  // base-128 varint, low group first
+    const auto byte = static_cast<char>((length & 0x7f) | (length > 0x7f ? 0x80 : 0));
+    out.put(byte);
+    length >>= 7;
+  } while (length > 0);
+  out << bytes;
+}
+
+}  // namespace
+
+std::vector<std::string> write_chakra(const std::string& prefix, const StepGraph& g, ChakraEncoding encoding) {
+  if (static_cast<std::int32_t>(g.simulated_ranks.size()) != g.total_ranks)
+    throw InputError(fmt::format("{}: Chakra has a file per rank and no replicas, but this step simulates {} of {} ranks (export it "
+                                 "with --all-ranks)",
+                                 prefix, g.simulated_ranks.size(), g.total_ranks));
+  for (const GroupSet& set : g.group_sets)
+    if (set.count() != 1)
+      throw InputError(fmt::format("{}: a collective runs on {} replica groups at once, which Chakra cannot say (export it with --all-ranks)",
+                                   prefix, set.count()));
+  std::vector<std::string> files;
+  const std::string ext = encoding == ChakraEncoding::Binary ? ".et" : ".json";
+  for (const TraceRank& r : trace_ranks(g)) {
+    files.push_back(fmt::format("{}.{}{}", prefix, r.rank, ext));
+    std::ofstream out(files.back(), std::ios::binary);
+    if (!out) throw InputError(fmt::format("{}: cannot write", files.back()));
+    pb::GlobalMetadata meta;
+    meta.set_version("0.0.4");
+    auto* writer = meta.add_attr();
+    writer->set_name("writer");
+    writer->set_string_val("trnsim export-trace");
+    write_message(out, meta, encoding);
+    for (const TraceNode& t : r.nodes) write_message(out, chakra_node(t, g), encoding);
+    if (!out.flush()) throw InputError(fmt::format("{}: cannot write", files.back()));
+  }
+  nlohmann::json groups = nlohmann::json::object();
+  for (std::size_t i = 0; i < g.group_sets.size(); ++i) groups[std::to_string(i)] = g.group_sets[i].ranks;
+  files.push_back(prefix + ".groups.json");
+  std::ofstream out(files.back());
+  out << groups.dump() << "\n";
+  if (!out.flush()) throw InputError(fmt::format("{}: cannot write", files.back()));
+  return files;
+}
+
+}  // namespace trnsim::trace
