@@ -35,12 +35,29 @@ struct RunOptions {
   std::string html_path;
   bool dry_run = false;
   bool strict = false;
+  MemoryLimitOption memory;
 };
 
 // --trace F: the Chrome trace of the step (README.md, "Open the trace in Perfetto").
 void write_trace(const RunOptions& o, const report::TraceOptions& trace, const replay::StepInput& input,
                  const replay::StepRun& step) {
   write_file(o.trace_path, [&](std::ostream& out) { report::write_chrome_trace(out, input, step, trace); });
+}
+
+// simulate_step, its input errors (a plan that cannot run, the guards' estimates) naming the
+// experiment and its overrides as the config layer's errors do.
+replay::StepRun simulate(const RunOptions& o, const replay::StepInput& input) {
+  try {
+    return replay::simulate_step(input);
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    if (what.rfind(o.experiment, 0) == 0) throw;
+    std::string label = o.experiment;
+    for (std::size_t i = 0; i < o.overrides.size(); ++i)
+      label += (i == 0 ? " (with --set " : ", --set ") + o.overrides[i];
+    if (!o.overrides.empty()) label += ")";
+    throw InputError(fmt::format("{}: {}", label, what), e.reason());
+  }
 }
 
 int run(const RunOptions& o) {
@@ -51,12 +68,13 @@ int run(const RunOptions& o) {
     fmt::print("{}\n", ex.resolved.dump(2));
     return 0;
   }
-  const replay::StepInput input = config::step_input(ex);
+  replay::StepInput input = config::step_input(ex);
+  input.max_memory_bytes = o.memory.bytes();
   report::TraceOptions trace;
   if (o.trace_ranks_given) {
     trace.ranks = report::parse_rank_list(o.trace_ranks, static_cast<std::int32_t>(input.cluster.ranks()));
   }
-  const replay::StepRun step = replay::simulate_step(input);
+  const replay::StepRun step = simulate(o, input);
   const report::StepReport rep = report::analyze(input, step);
   // Files first: a run that cannot write what was asked for fails before printing results.
   if (!o.json_path.empty()) write_file(o.json_path, report::to_json(rep, ex.resolved).dump(2) + "\n");
@@ -91,6 +109,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Also write the report as one self-contained HTML page (charts, pipeline timeline) to this file");
   cmd->add_flag("--strict", options->strict, "Exit 1 when a rank runs out of memory");
   cmd->add_flag("--dry-run", options->dry_run, "Print the resolved experiment as JSON and stop");
+  options->memory.add_to(*cmd);
   cmd->callback([&action, options, cmd] {
     options->trace_ranks_given = cmd->count("--trace-ranks") > 0;
     action = [options] { return run(*options); };
