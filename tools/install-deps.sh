@@ -4,8 +4,9 @@
 # Usage: tools/install-deps.sh [--with-browser]
 #   --with-browser  also Debian's chromium, which tools/check_html_report.sh (a ctest test, skipped
 #                   without it) uses to render the HTML report headless; .ci/run asks for it.
+# locales: glibc's locale sources, from which tests/robustness/determinism.sh builds de_DE.UTF-8.
 set -euo pipefail
-pkgs=(g++ cmake ninja-build libboost-graph-dev libfmt-dev libspdlog-dev nlohmann-json3-dev catch2 libcli11-dev libprotobuf-dev protobuf-compiler)
+pkgs=(g++ cmake ninja-build libboost-graph-dev libfmt-dev libspdlog-dev nlohmann-json3-dev catch2 libcli11-dev libprotobuf-dev protobuf-compiler locales)
 # Optional extras, asked for with --with-browser: Debian's chromium renders the HTML report test.
 case "${1:-}" in
   "") ;;

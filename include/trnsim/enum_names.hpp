@@ -19,6 +19,9 @@ struct EnumName {
   E value;
   std::string_view name;
 };
+// Spelled out for compilers without deduction for aggregates (clang 14, the fuzz preset's).
+template <class E>
+EnumName(E, std::string_view) -> EnumName<E>;
 
 template <class E>
 concept NamedEnum = requires(E e) { enum_table(e); };

@@ -58,4 +58,18 @@ struct ClusterOption {
   int instances() const;
 };
 
+// --max-memory and --force of the commands that simulate an experiment (memory_limit_option.cpp):
+// a step whose simulation is estimated to need more memory than the limit stops with exit 2 and
+// the estimate (replay/step_size.hpp) before anything is built.
+struct MemoryLimitOption {
+  std::string max_memory;  // "64GB", "16GiB", "500MB", "2e9" (bytes); empty: the memory available now
+  bool force = false;
+
+  void add_to(CLI::App& sub);
+  // The limit in bytes for replay::StepInput::max_memory_bytes: 0 (none) with --force or when
+  // the available memory cannot be read (/proc/meminfo's MemAvailable). Throws InputError for a
+  // --max-memory that is not a positive size.
+  double bytes() const;
+};
+
 }  // namespace trnsim::cli

@@ -1,16 +1,21 @@
 // The trnsim executable: parses the command line, dispatches to one subcommand, maps errors to
 // exit codes (0 ok, 1 a finding the user asked to fail on, 2 bad input). Logs go to stderr,
 // results to stdout.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
-#include <fmt/core.h>
+#include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "command.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/report/writers/output_file.hpp"
 
 #ifndef TRNSIM_VERSION
 #define TRNSIM_VERSION "0.1.0"
@@ -38,13 +43,29 @@ int main(int argc, char** argv) {
   trnsim::cli::add_collective_command(app, action);
   trnsim::cli::add_topology_command(app, action);
 
+  // A first word that is no option and no subcommand: CLI11 would only say that a subcommand is
+  // required; name the word and the subcommands.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      fmt::print(stderr, "error: unknown subcommand \"{}\" (expected one of {})\n", argv[1], fmt::join(names, ", "));
+      return 2;
+    }
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 returns 0 for --help/--version; usage errors are bad input (2).
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    // --help and --version: CLI11 prints them and returns 0.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    // A usage error is bad input (2), reported in one line like every other input error.
+    fmt::print(stderr, "error: {} (--help lists the options)\n", e.what());
+    return 2;
   }
+
+  // An interrupted run leaves no half-written output file behind (report/writers/output_file.hpp).
+  trnsim::report::remove_partial_outputs_on_signal();
 
   auto logger = spdlog::stderr_color_mt("trnsim");
   spdlog::set_default_logger(logger);
@@ -55,6 +76,12 @@ int main(int argc, char** argv) {
     return action ? action() : 2;
   } catch (const trnsim::InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // The resource guard (replay/step_size.hpp) estimates before simulating; an allocation that
+    // fails all the same is the machine's limit, not a defect of trnsim.
+    fmt::print(stderr, "error: out of memory (the inputs need more memory than this machine has; --max-memory "
+                       "sets the limit the estimate is checked against)\n");
     return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "internal error: {}\n", e.what());

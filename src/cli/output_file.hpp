@@ -1,13 +1,15 @@
 #pragma once
-// Writing an output file the user asked for (--json, --html, --trace, --csv of validate).
+// Writing an output file the user asked for (--json, --html, --trace, --csv of validate, sweep and
+// merge outputs, --dot): whole or not at all (report::write_output_file: a temporary in the same
+// directory, renamed when complete; SIGINT and SIGTERM remove it).
 #include <functional>
 #include <ostream>
 #include <string>
 
 namespace trnsim::cli {
 
-// Opens `path`, lets `write` fill it and flushes; throws InputError naming the path when the file
-// cannot be opened or written.
+// Lets `write` fill `path` atomically; throws InputError naming the path when the file cannot be
+// written.
 void write_file(const std::string& path, const std::function<void(std::ostream&)>& write);
 // The same for a text already in memory.
 void write_file(const std::string& path, const std::string& text);

@@ -39,10 +39,11 @@ struct RunOptions {
   bool dry_run = false;
   bool strict = false;
   std::string scale_durations;
+  MemoryLimitOption memory;
 };
 
-// The step of the experiment: built from its model, or read from its trace.
-replay::StepRun simulate(const RunOptions& o, const config::Experiment& ex, replay::StepInput& input) {
+// The step of the experiment's workload: built from its model, or read from its trace.
+replay::StepRun simulate_workload(const RunOptions& o, const config::Experiment& ex, replay::StepInput& input) {
   if (ex.trace.empty()) {
     if (!o.scale_durations.empty())
       throw InputError(fmt::format("--scale-durations: only for an experiment whose workload is a trace; {} builds its step "
@@ -53,7 +54,9 @@ replay::StepRun simulate(const RunOptions& o, const config::Experiment& ex, repl
   const replay::DurationScale scale =
       o.scale_durations.empty() ? replay::DurationScale{} : replay::parse_duration_scale(o.scale_durations);
   config::TraceInput t = config::trace_input(ex);
+  const double max_memory_bytes = input.max_memory_bytes;
   input = std::move(t.input);
+  input.max_memory_bytes = max_memory_bytes;
   if (!t.trace.ignored.empty()) {
     spdlog::warn("{}: {} nodes ignored or rejected (-v lists them)", t.trace.file, t.trace.ignored.size());
     for (const std::string& line : t.trace.ignored) spdlog::debug("{}: {}", t.trace.file, line);
@@ -67,6 +70,22 @@ void write_trace(const RunOptions& o, const report::TraceOptions& trace, const r
   write_file(o.trace_path, [&](std::ostream& out) { report::write_chrome_trace(out, input, step, trace); });
 }
 
+// simulate_workload, its input errors (a plan that cannot run, the guards' estimates) naming the
+// experiment and its overrides as the config layer's errors do.
+replay::StepRun simulate(const RunOptions& o, const config::Experiment& ex, replay::StepInput& input) {
+  try {
+    return simulate_workload(o, ex, input);
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    if (what.rfind(o.experiment, 0) == 0) throw;
+    std::string label = o.experiment;
+    for (std::size_t i = 0; i < o.overrides.size(); ++i)
+      label += (i == 0 ? " (with --set " : ", --set ") + o.overrides[i];
+    if (!o.overrides.empty()) label += ")";
+    throw InputError(fmt::format("{}: {}", label, what), e.reason());
+  }
+}
+
 int run(const RunOptions& o) {
   std::vector<std::string> overrides = o.overrides;
   if (!o.network.empty()) overrides.push_back("network.model=" + o.network);
@@ -76,6 +95,7 @@ int run(const RunOptions& o) {
     return 0;
   }
   replay::StepInput input = config::step_input(ex);
+  input.max_memory_bytes = o.memory.bytes();
   report::TraceOptions trace;
   if (o.trace_ranks_given) {
     trace.ranks = report::parse_rank_list(o.trace_ranks, static_cast<std::int32_t>(input.cluster.ranks()));
@@ -118,6 +138,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "compute=0.5 (FLOP/byte nodes are priced on the cluster's hardware either way)");
   cmd->add_flag("--strict", options->strict, "Exit 1 when a rank runs out of memory");
   cmd->add_flag("--dry-run", options->dry_run, "Print the resolved experiment as JSON and stop");
+  options->memory.add_to(*cmd);
   cmd->callback([&action, options, cmd] {
     options->trace_ranks_given = cmd->count("--trace-ranks") > 0;
     action = [options] { return run(*options); };

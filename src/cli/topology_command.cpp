@@ -2,13 +2,13 @@
 // bandwidth) and, with --dot, its Graphviz drawing.
 #include <algorithm>
 #include <array>
-#include <fstream>
 #include <map>
 #include <string>
 
 #include <fmt/core.h>
 
 #include "command.hpp"
+#include "output_file.hpp"
 #include "trnsim/config/presets.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/net/bisection.hpp"
@@ -45,9 +45,7 @@ int run_topology(const TopologyOptions& o) {
   fmt::print("bisection bandwidth (first half of the chips to the second, one direction): {:.1f} GB/s\n",
              net::bisection_bandwidth(t) / 1e9);
   if (!o.dot.empty()) {
-    std::ofstream os(o.dot);
-    if (!os) throw InputError(fmt::format("--dot {}: cannot write the file", o.dot));
-    t.write_dot(os);
+    write_file(o.dot, [&t](std::ostream& os) { t.write_dot(os); });
     fmt::print("wrote {}\n", o.dot);
   }
   return 0;

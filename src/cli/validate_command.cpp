@@ -33,6 +33,7 @@ struct ValidateOptions {
   std::string explain;
   double max_mean_error_pct = -1;   // < 0: no threshold
   double max_worst_error_pct = -1;
+  MemoryLimitOption memory;
 };
 
 // Files in argument order; a directory contributes its *.json files in sorted name order.
@@ -97,7 +98,8 @@ int validate(const ValidateOptions& o) {
   std::string explanation;
   for (auto ex_it = experiments.begin(); ex_it != experiments.end(); ++ex_it) {
     const config::Experiment& ex = *ex_it;
-    const replay::StepInput input = config::step_input(ex);
+    replay::StepInput input = config::step_input(ex);
+    input.max_memory_bytes = o.memory.bytes();
     replay::StepRun step;
     replay::PlanBand band;
     try {
@@ -152,6 +154,7 @@ void add_validate_command(CLI::App& app, Action& action) {
                   "Exit 1 when the largest absolute error exceeds this many percent")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--explain", options->explain, "Also print the band's plans and the full report of the experiment with this id");
+  options->memory.add_to(*cmd);
 }
 
 }  // namespace trnsim::cli

@@ -20,10 +20,10 @@ constexpr Range kEfaGbps{1e-3, 1e8, "no EFA"};  // per instance
 constexpr Range kLatencyUs{0, 1e6};         // up to 1 s per hop, task or collective
 constexpr Range kTflops{1e-3, 1e6};         // 1 GFLOPS .. 1 EFLOPS per chip
 constexpr Range kTflopsOrNone{1e-3, 1e6, "the format is not supported"};
-constexpr Range kClockGHz{0, 100};          // 0: the engine is absent
-constexpr Range kElementsPerCycle{0, 1e9};
+constexpr Range kClockGHz{1e-3, 100, "the engine is absent"};  // 1 MHz .. 100 GHz
+constexpr Range kElementsPerCycle{1e-3, 1e9, "the engine is absent"};
 constexpr Range kMemoryGiB{1e-3, 1e6};      // 1 MiB .. ~1 PiB per chip
-constexpr Range kOnChipMiB{0, 1e6};
+constexpr Range kOnChipMiB{1e-3, 1e6, "none"};  // 1 KiB .. ~1 TiB per core
 constexpr Range kEfficiency{1e-3, 1};       // a sustained fraction of a peak
 constexpr Range kSlowdown{1, 1e3};
 constexpr Range kUnits{1, 1024};            // chips per instance, cores per chip, instances per UltraServer
@@ -57,7 +57,17 @@ constexpr Field<CoreSpec> kCoreFields[] = {
                                         "Trainium: bf16_tflops / (2 x pe_rows x pe_cols x physical_cores)"),
     integer<&CoreSpec::fp8_contraction_factor>("fp8_contraction_factor", {1, 64},
                                                "FP8 widens the contraction (NeuronCore-v3: 2)").or_default(1),
-    object<&CoreSpec::vector, kStreamEngineFields>("vector", "vector engine (GPUs: CUDA cores)"),
+    object<&CoreSpec::vector, kStreamEngineFields>("vector", "vector engine (GPUs: CUDA cores)")
+        .then([](ObjectReader& r, CoreSpec& c) {
+          // Every model has element-wise work (embedding, norms) and the scalar engine's falls
+          // back to the vector engine (cost/compute_model.cpp): a core without one cannot run.
+          const char* zero = c.vector.clock_hz <= 0                 ? "clock_GHz"
+                             : c.vector.elements_per_cycle <= 0 ? "elements_per_cycle"
+                                                                : nullptr;
+          if (zero != nullptr)
+            fail(r.file(), child_path(r.path_of("vector"), zero),
+                 "expected a value above 0 (every core needs its vector engine), found 0");
+        }),
     object<&CoreSpec::scalar, kStreamEngineFields>("scalar", "scalar engine (GPUs: special-function units)"),
     object<&CoreSpec::gpsimd, kStreamEngineFields>("gpsimd", "GpSimd engine; absent on GPUs")
         .optional([](const CoreSpec& c) { return c.gpsimd.elements_per_cycle > 0; }),

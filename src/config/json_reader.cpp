@@ -28,7 +28,8 @@ std::string describe(const json& value) {
     case json::value_t::array: return "an array";
     case json::value_t::null: return "null";
     default: {
-      std::string text = value.dump();
+      // Replace, not throw, on ill-formed UTF-8: a message must not fail on the value it quotes.
+      std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
       if (text.size() > 60) text = text.substr(0, 57) + "...";
       return text;
     }

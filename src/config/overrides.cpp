@@ -37,7 +37,18 @@ Override parse_override(const std::string& text, const std::string& file) {
   const std::string value = text.substr(eq + 1);
   // JSON when it parses (16, 4.9e3, true, null, "x", {"a":1}), else the text itself.
   o.value = json::parse(value, nullptr, /*allow_exceptions=*/false);
-  if (o.value.is_discarded()) o.value = value;
+  if (o.value.is_discarded()) {
+    o.value = value;
+    // JSON text is UTF-8 (the parser checks it in files); a string taken as it stands is not
+    // checked, and the resolved experiment could not be written.
+    try {
+      (void)o.value.dump();
+    } catch (const json::type_error&) {
+      throw InputError(fmt::format("{}: --set {}=...: expected a JSON value or UTF-8 text, found ill-formed "
+                                   "UTF-8 ({})",
+                                   file, text.substr(0, eq), describe(o.value)));
+    }
+  }
   return o;
 }
 

@@ -25,6 +25,8 @@ NetworkOptions parse_network(ObjectReader r);
 Measured parse_measured(ObjectReader r);
 // An expanded software object (preset keys, "preset" naming it; software_fields.cpp).
 workload::SoftwareSpec parse_software(ObjectReader r);
+// A collective library file (configs/collectives/NAME.json).
+net::CollectivePolicy parse_collectives(const json& document, const std::string& file);
 
 json to_json(const hw::InstanceSpec& instance);  // without "name"
 json to_json(const hw::FabricSpec& fabric);

@@ -151,6 +151,12 @@ net::AlgorithmRule read_rule(ObjectReader r) {
 net::CollectivePolicy read_library(const std::string& name) {
   std::string file;
   const json document = read_collectives_json(name, &file);
+  return parse_collectives(document, file);
+}
+
+}  // namespace
+
+net::CollectivePolicy parse_collectives(const json& document, const std::string& file) {
   ObjectReader r(document, file, "");
   r.documentation();
   net::CollectivePolicy policy;
@@ -168,6 +174,8 @@ net::CollectivePolicy read_library(const std::string& name) {
   r.finish();
   return policy;
 }
+
+namespace {
 
 // collectives: {"library": NAME (configs/collectives/NAME.json), "optimal": false}.
 Field<SoftwareSpec> collectives_row() {

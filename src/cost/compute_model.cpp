@@ -129,7 +129,10 @@ double ComputeModel::neuron_cycles(const Kernel& kr) const {
 }
 
 double ComputeModel::gpu_tensor_seconds(const Kernel& kr) const {
-  const auto [m, n, k] = dims(kr);
+  // Named copies, not a structured binding: the lambdas below capture them (clang 14 cannot
+  // capture bindings).
+  const std::array<double, 3> mnk = dims(kr);
+  const double m = mnk[0], n = mnk[1], k = mnk[2];
   const double sms = chip_.core.sms;
   const double tk = chip_.core.gemm_tile_k;
   const double k_padded = std::ceil(k / tk) * tk;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 
 #include <fmt/format.h>
@@ -9,7 +10,9 @@
 #include "trnsim/hw/device_map.hpp"
 #include "trnsim/replay/executor.hpp"
 #include "trnsim/replay/net_communicator.hpp"
+#include "trnsim/error.hpp"
 #include "trnsim/replay/plan_rule.hpp"
+#include "trnsim/replay/step_size.hpp"
 #include "trnsim/workload/build_step.hpp"
 
 namespace trnsim::replay {
@@ -39,6 +42,7 @@ StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved) {
   const auto t_build = std::chrono::steady_clock::now();
   run.resolved = std::move(resolved);
   run.plan = workload::make_plan(input.model, run.resolved.training, run.resolved.parallelism, run.ranks);
+  check_step_size(estimate_step_size(input.cluster, input.model, run.plan, input.symmetric), input.max_memory_bytes);
   workload::BuildOptions options;
   options.symmetric = input.symmetric;
   options.total_ranks = run.ranks;
@@ -62,6 +66,7 @@ void price_works(const StepInput& input, StepRun& run) {
     run.work_costs.push_back(compute.cost(work.kernels));
     run.work_seconds.push_back(work.measured_s >= 0 ? work.measured_s : run.work_costs.back().seconds);
   }
+  check_step_seconds(estimate_step_seconds(run.graph, run.work_seconds, input.cluster));
   run.comm_compute_slowdown = compute.comm_compute_slowdown();
 }
 
@@ -84,7 +89,17 @@ void replay_step(const StepInput& input, StepRun& run, std::shared_ptr<net::Fabr
       return compute.cost(run.graph.works[work].kernels, share).seconds;
     };
   }
-  run.timeline = execute(engine, run.graph, run.work_seconds, comm, exec);
+  try {
+    run.timeline = execute(engine, run.graph, run.work_seconds, comm, exec);
+  } catch (const std::overflow_error&) {
+    // sim::Time ran out (about 106 days of picoseconds) although the lower bound checked in
+    // prepare_step did not: the inputs make the step absurdly long all the same.
+    throw InputError(fmt::format("the step lasts longer than trnsim's clock holds (about 106 days of simulated "
+                                 "time; lower bound {:.3g} s): check the hardware figures and the plan for a value "
+                                 "off by orders of magnitude",
+                                 estimate_step_seconds(run.graph, run.work_seconds, input.cluster)),
+                     "the step is longer than the simulated clock holds");
+  }
   run.links = network.link_usage();
   run.simulate_seconds = seconds_since(t_sim);
 }

@@ -156,7 +156,7 @@ TEST_CASE("config: an experiment that is not an object is rejected at the root")
 
 TEST_CASE("config: a file that does not parse names the file") {
   const auto msg = input_error([] { trnsim::config::load_experiment("/nonexistent/x.json"); });
-  CHECK(msg == "/nonexistent/x.json: cannot open file");
+  CHECK(msg == "/nonexistent/x.json: cannot open file (No such file or directory)");
 }
 
 TEST_CASE("config: an unknown collective algorithm names its path and the accepted names") {

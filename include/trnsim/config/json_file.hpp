@@ -6,7 +6,12 @@
 
 namespace trnsim::config {
 
-// The JSON document in `path`; InputError "PATH: cannot open" or "PATH: invalid JSON: ...".
+// The JSON document in `path`; InputError "PATH: cannot open", "PATH: is a directory" or
+// "PATH: invalid JSON: ...".
 nlohmann::json read_json_file(const std::string& path);
+
+// The JSON document in `text` (the content of `file`, which names it in messages); InputError
+// "FILE: invalid JSON: ..." (an empty text included).
+nlohmann::json parse_json_text(const std::string& text, const std::string& file);
 
 }  // namespace trnsim::config

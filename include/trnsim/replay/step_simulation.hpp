@@ -34,6 +34,10 @@ struct StepInput {
   // Start a collective's (or transfer's) identical replicas as one network call where the model
   // allows (analytic: one event); off: one call per group, as a reference (same step time).
   bool collapse_replicas = true;
+  // Refuse (InputError with the estimate) a step whose simulation would need more memory than
+  // this, in bytes (replay/step_size.hpp); 0: no limit. The CLI sets the machine's available
+  // memory, or --max-memory, unless --force.
+  double max_memory_bytes = 0;
 };
 
 struct StepRun {
@@ -61,7 +65,8 @@ struct StepRun {
 };
 
 // Contract: throws InputError for a plan that does not fit the model, batch or cluster (naming
-// the field). Unset fields are chosen by resolve_plan (plan_rule.hpp). Deterministic: the same
+// the field), for a step too large to simulate within input.max_memory_bytes, and for a step
+// longer than the simulated clock holds (replay/step_size.hpp), each with its estimate. Unset fields are chosen by resolve_plan (plan_rule.hpp). Deterministic: the same
 // input gives the same StepRun (wall-clock seconds aside).
 StepRun simulate_step(const StepInput& input);
 

@@ -1,11 +1,10 @@
 #include "trnsim/report/writers/csv_report.hpp"
 
 #include <algorithm>
-#include <fstream>
 
 #include <fmt/core.h>
 
-#include "trnsim/error.hpp"
+#include "trnsim/report/writers/output_file.hpp"
 #include "trnsim/units.hpp"
 
 namespace trnsim::report {
@@ -52,25 +51,8 @@ std::string csv_row(const StepReport& r, const RunLabel& label) {
 }
 
 void append_csv(const std::string& path, const StepReport& report, const RunLabel& label) {
-  bool empty = true;
-  {
-    std::ifstream in(path, std::ios::binary);
-    std::string first;
-    if (in && std::getline(in, first)) {
-      empty = false;
-      if (!first.empty() && first.back() == '\r') first.pop_back();
-      if (first != csv_header()) {
-        throw InputError(fmt::format("{}: cannot append a run: its first line is not the run CSV header "
-                                     "(expected \"{}\", found \"{}\")",
-                                     path, csv_header(), first));
-      }
-    }
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::app);
-  if (!out) throw InputError(fmt::format("{}: cannot open for appending", path));
-  if (empty) out << csv_header() << '\n';
-  out << csv_row(report, label) << '\n';
-  if (!out.flush()) throw InputError(fmt::format("{}: write failed", path));
+  // A file of another kind or schema is refused by its first line.
+  append_output_file(path, csv_header(), csv_row(report, label) + '\n');
 }
 
 }  // namespace trnsim::report
