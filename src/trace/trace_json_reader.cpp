@@ -166,7 +166,8 @@ TraceNode read_node(const At& a, TraceDocument& doc) {
       }
       if (n.name.empty()) n.name = doc.works[n.work].name;
       n.category = a.has("category") ? a["category"].name<Category>() : Category::Forward;
-      if (n.category == Category::TpComm || n.category == Category::DpComm || n.category == Category::PpComm)
+      if (n.category == Category::TpComm || n.category == Category::DpComm || n.category == Category::PpComm ||
+          n.category == Category::EpComm)
         a["category"].fail("forward, backward, recompute or optimizer on a compute node", std::string(to_string(n.category)));
       break;
     case NodeKind::Collective:
@@ -177,8 +178,8 @@ TraceNode read_node(const At& a, TraceDocument& doc) {
       n.bytes = a["bytes"].number(0);
       n.group = static_cast<std::uint32_t>(a["group"].integer(0, kMaxRank));
       n.category = a.has("category") ? a["category"].name<Category>() : Category::TpComm;
-      if (n.category != Category::TpComm && n.category != Category::DpComm)
-        a["category"].fail("tp_comm or dp_comm on a collective node", std::string(to_string(n.category)));
+      if (n.category != Category::TpComm && n.category != Category::DpComm && n.category != Category::EpComm)
+        a["category"].fail("tp_comm, dp_comm or ep_comm on a collective node", std::string(to_string(n.category)));
       break;
     case NodeKind::Send:
     case NodeKind::Recv:

@@ -83,8 +83,10 @@ std::vector<TraceRank> trace_ranks(const StepGraph& g) {
         break;
       case TaskKind::Collective: {
         const Collective& c = g.collectives[task.index];
-        const Category expected = task.stream == Stream::DpComm ? Category::DpComm : Category::TpComm;
-        if (task.category != expected)
+        // The stream follows from the category (trace_build.cpp): EP all-to-alls share the TP stream.
+        const bool on_dp = task.stream == Stream::DpComm;
+        if (on_dp != (task.category == Category::DpComm) ||
+            (!on_dp && task.category != Category::TpComm && task.category != Category::EpComm))
           throw InternalError(fmt::format("trace export: collective task {} of category {} on another stream", t,
                                           to_string(task.category)));
         n.kind = NodeKind::Collective;

@@ -63,7 +63,7 @@ constexpr auto enum_table(Category) {  // spellings of trace files (trace/trace.
   return std::array{EnumName{Forward, "forward"},     EnumName{Backward, "backward"},
                     EnumName{Recompute, "recompute"}, EnumName{Optimizer, "optimizer"},
                     EnumName{TpComm, "tp_comm"},      EnumName{DpComm, "dp_comm"},
-                    EnumName{PpComm, "pp_comm"}};
+                    EnumName{PpComm, "pp_comm"},      EnumName{EpComm, "ep_comm"}};
 }
 
 // The network layer's operations (all-reduce, reduce-scatter, all-gather, all-to-all, broadcast).
