@@ -113,7 +113,7 @@ struct ParallelismSpec {
   std::int64_t pp = 1;
   std::int64_t dp = 1;
   std::optional<bool> sequence_parallel;
-  std::optional<int> zero;                      // 0, 1, or 3 (FSDP); 2 is rejected (plan.hpp)
+  std::optional<int> zero;                      // 0 none; 1, 2 ZeRO-1, ZeRO-2; 3 FSDP (ZeRO-3)
   std::optional<PipelineSchedule> schedule;
   std::optional<std::int64_t> virtual_stages;   // interleaved 1F1B model chunks per rank
   std::optional<Recompute> recompute;
