@@ -164,6 +164,17 @@ void simulate(const Admitted& a, PlanOutcome& o, WorkerFabric* fabric = nullptr)
   }
 }
 
+// A point checked, sized and, when it fits, simulated; `combination` and `fabric` as in simulate.
+PlanOutcome evaluate(const config::Experiment& ex, const PlanPoint& point, std::size_t combination,
+                     WorkerFabric* fabric) {
+  PlanOutcome o;
+  if (std::optional<Admitted> a = admit(point, ex, o)) {
+    a->combination = combination;
+    simulate(*a, o, fabric);
+  }
+  return o;
+}
+
 // A lower bound of the plan's step time: its busiest rank's compute tasks back to back at their
 // full-speed durations. A rank's compute stream runs one task at a time, and sharing HBM with
 // collectives or SMs with NCCL only slows a task, so no replay of the plan can be shorter. In
@@ -352,11 +363,7 @@ std::string sweep_title(const config::Experiment& ex) {
                      net::to_string(ex.network.model));
 }
 
-PlanOutcome evaluate_plan(const config::Experiment& ex, const PlanPoint& point) {
-  PlanOutcome o;
-  if (const std::optional<Admitted> a = admit(point, ex, o)) simulate(*a, o);
-  return o;
-}
+PlanOutcome evaluate_plan(const config::Experiment& ex, const PlanPoint& point) { return evaluate(ex, point, 0, nullptr); }
 
 SweepResult run_sweep(const nlohmann::json& document, const std::string& file, const SweepAxes& axes,
                       const SweepOptions& options) {
@@ -401,11 +408,7 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
     std::vector<WorkerFabric> fabrics(static_cast<std::size_t>(std::max(1, options.threads)));
     parallel_for_workers(mine.size(), options.threads, options.progress, [&](std::size_t k, std::size_t worker) {
       PlanOutcome& o = result.outcomes[k];
-      o = PlanOutcome{};
-      if (std::optional<Admitted> a = admit(point(k), combo(k).experiment, o)) {
-        a->combination = flat[mine[k]].first;
-        simulate(*a, o, &fabrics[worker]);
-      }
+      o = evaluate(combo(k).experiment, point(k), flat[mine[k]].first, &fabrics[worker]);
       o.index = mine[k];
       o.vary = combo(k).values;
     });

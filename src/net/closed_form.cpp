@@ -24,16 +24,20 @@ void ClosedForm::phase_terms(const Phase& p, std::vector<TransferTerms>& out) {
   auto count = [this](LinkId l) {
     if (load_[static_cast<std::size_t>(l)]++ == 0) touched_.push_back(l);
   };
+  // Each transfer's route looked up once: counted into the loads here, its share read below.
+  const std::size_t first = out.size();
   for (const Transfer& t : p.transfers) {
-    for (LinkId l : router_->links(router_->path(t.src, t.dst))) count(l);
+    TransferTerms& terms = out.emplace_back();
+    terms.route = router_->path(t.src, t.dst);
+    for (LinkId l : router_->links(terms.route)) count(l);
     if (p.reduce) count(topo_->dma_link(t.dst));
     ++sends_[static_cast<std::size_t>(t.src)];
   }
   // Same expression as the flow model's fair share: capacity / flows on the link.
   auto share = [this](LinkId l) { return topo_->link(l).bandwidth / load_[static_cast<std::size_t>(l)]; };
-  for (const Transfer& t : p.transfers) {
-    TransferTerms& terms = out.emplace_back();
-    terms.route = router_->path(t.src, t.dst);
+  for (std::size_t i = 0; i < p.transfers.size(); ++i) {
+    const Transfer& t = p.transfers[i];
+    TransferTerms& terms = out[first + i];
     terms.rate = cal.stream_rate();
     for (LinkId l : router_->links(terms.route)) terms.rate = std::min(terms.rate, share(l));
     if (p.reduce) {
