@@ -36,6 +36,10 @@ struct Range {
   std::string_view zero_means = {};  // not empty: 0 is accepted too and means this ("not published")
 };
 
+// Parallel degrees and counts of sequences, up to 2^20 each, so that their products stay far
+// inside int64 (the experiment's plan and the software's defaults share it).
+inline constexpr Range kDegree{1, 1 << 20};
+
 class ObjectReader {
  public:
   // Throws unless `value` is an object.

@@ -21,8 +21,6 @@ using workload::PrecisionRecipe;
 using workload::Recipe;
 using workload::SoftwareSpec;
 
-constexpr Range kDegree{1, 1 << 20};
-
 // What a stack fills in for unset plan fields; absent or null: the stack does not say.
 constexpr Field<PlanDefaults> kPlanDefaultsFields[] = {
     documentation<PlanDefaults>(),

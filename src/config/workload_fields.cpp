@@ -20,8 +20,6 @@ constexpr Range kLayers{1, 1e5};
 constexpr Range kWidth{1, 1 << 24};         // hidden, ffn_hidden, vocab, heads, positions
 constexpr Range kExperts{0, 1 << 16};
 constexpr Range kTokens{1, 1 << 24};        // seq_len, global_batch
-// Parallel degrees up to 2^20 each, so that their products stay far inside int64.
-constexpr Range kDegree{1, 1 << 20};
 
 constexpr Field<ModelSpec> kModelFields[] = {
     documentation<ModelSpec>(),

@@ -17,7 +17,7 @@ namespace {
 using report::html::escape;
 namespace html = report::html;
 
-constexpr std::string_view kStyle = R"(<style>
+constexpr std::string_view kSweepStyle = R"(<style>
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:24px auto;max-width:1400px;padding:0 16px;color:#222;background:#fff}
 h1{font-size:22px;margin:0 0 6px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 dl.sweep{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:8px 0;font-size:14px}dl.sweep dt{color:#666}dl.sweep dd{margin:0}
@@ -267,7 +267,7 @@ std::string sweep_html(const SweepResult& result, const SweepHtmlOptions& option
   const HeatMap map = heat_map(result, options.axes.value_or(default_heat_axes(result)), options.metric);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<title>" + escape("trnsim sweep: " + s.title) + "</title>\n";
-  out += kStyle;
+  out += kSweepStyle;
   out += "</head>\n<body>\n<h1>" + escape("Sweep: " + s.title) + "</h1>\n";
   out += headline(result, best);
   out += heat_section(result, map);

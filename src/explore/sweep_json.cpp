@@ -13,7 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-const char* const kKind = "trnsim-sweep";
+const char* const kSweepKind = "trnsim-sweep";
 
 template <typename T>
 void put(json& j, const char* key, const std::optional<T>& v) {
@@ -147,7 +147,7 @@ json to_json(const SweepResult& result) {
   const SweepSummary& s = result.summary;
   json plans = json::array();
   for (const PlanOutcome& o : result.outcomes) plans.push_back(plan_json(o));
-  return json{{"kind", kKind},         {"schema_version", kSweepSchemaVersion},
+  return json{{"kind", kSweepKind},         {"schema_version", kSweepSchemaVersion},
               {"experiment", s.experiment}, {"title", s.title},
               {"vary", s.vary_paths},  {"points", s.points},
               {"shard", s.shard},      {"shards", s.shards}, {"search", s.search},
@@ -157,7 +157,7 @@ json to_json(const SweepResult& result) {
 
 SweepResult sweep_from_json(const json& document, const std::string& name) {
   const Reader r(document, name, "");
-  if (r.get<std::string>("kind") != kKind) r.fail("kind", fmt::format("expected \"{}\" (a trnsim sweep --json file)", kKind));
+  if (r.get<std::string>("kind") != kSweepKind) r.fail("kind", fmt::format("expected \"{}\" (a trnsim sweep --json file)", kSweepKind));
   const int version = r.get<int>("schema_version");
   if (version != kSweepSchemaVersion)
     r.fail("schema_version", fmt::format("expected {}, found {}", kSweepSchemaVersion, version));

@@ -7,6 +7,7 @@
 #include "chunk_program.hpp"
 #include "collective_calls.hpp"
 #include "graph_edges.hpp"
+#include "narrow.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/workload/memory.hpp"
 #include "trnsim/workload/model_math.hpp"
@@ -21,8 +22,8 @@ using I32 = std::int32_t;
 using I64 = std::int64_t;
 
 I32 i32(I64 v) { return static_cast<I32>(v); }
-double dbl(I64 v) { return static_cast<double>(v); }
-std::size_t idx(I64 v) { return static_cast<std::size_t>(v); }
+using narrow::dbl;
+using narrow::idx;
 
 class Builder {
  public:

@@ -1,9 +1,10 @@
 #include "collective_calls.hpp"
+#include "narrow.hpp"
 
 namespace trnsim::workload {
 namespace {
 
-std::size_t idx(std::int64_t v) { return static_cast<std::size_t>(v); }
+using narrow::idx;
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "narrow.hpp"
 #include "trnsim/workload/model_math.hpp"
 #include "trnsim/workload/pipeline_schedule.hpp"
 #include "trnsim/units.hpp"
@@ -11,7 +12,7 @@
 namespace trnsim::workload {
 namespace {
 
-double dbl(std::int64_t v) { return static_cast<double>(v); }
+using narrow::dbl;
 
 }  // namespace
 

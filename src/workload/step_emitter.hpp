@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "layer_steps.hpp"
+#include "narrow.hpp"
 
 namespace trnsim::workload::steps {
 
@@ -12,7 +13,7 @@ using cost::CausalDim;
 using cost::Kernel;
 using cost::OpClass;
 
-inline double dbl(std::int64_t v) { return static_cast<double>(v); }
+using narrow::dbl;
 
 inline Kernel matmul(const char* name, OpClass op, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
               double e) {

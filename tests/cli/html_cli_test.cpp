@@ -11,14 +11,14 @@
 using namespace trnsim::test;
 
 TEST_CASE("cli: run --html writes a page holding the JSON report's step time") {
-  const fs::path html = scratch("r.html"), json = scratch("r.json");
+  const fs::path html = scratch("r.html"), json_file = scratch("r.json");
   const auto r = run("run '" + example("tiny-trn1.json") + "' --html '" + html.string() + "' --json '" +
-                     json.string() + "'");
+                     json_file.string() + "'");
   REQUIRE(r.code == 0);
   const std::string page = slurp(html);
-  const double step = nlohmann::json::parse(slurp(json))["results"]["step_time_s"].get<double>();
+  const double step = nlohmann::json::parse(slurp(json_file))["results"]["step_time_s"].get<double>();
   fs::remove(html);
-  fs::remove(json);
+  fs::remove(json_file);
   CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
   const std::string key = "id=\"step-time\" data-seconds=\"";
   const auto at = page.find(key);

@@ -13,11 +13,11 @@ using test::input_error;
 using test::small_experiment;
 
 namespace {
-const std::string kFile = "x.json";
+const std::string kDerivedFile = "x.json";
 const std::string kRule = "(Trainium: bf16_tflops / (2 x pe_rows x pe_cols x physical_cores))";
 
-std::string error_for(const nlohmann::json& doc, const std::vector<std::string>& overrides = {}) {
-  return input_error([&] { config::parse_experiment(doc, kFile, overrides); });
+std::string derived_error(const nlohmann::json& doc, const std::vector<std::string>& overrides = {}) {
+  return input_error([&] { config::parse_experiment(doc, kDerivedFile, overrides); });
 }
 }  // namespace
 
@@ -38,34 +38,34 @@ TEST_CASE("derived: the tensor clock is the chip's BF16 peak over its PE arrays"
 }
 
 TEST_CASE("derived: the resolved experiment shows the clock under derived, and it follows the peak") {
-  const auto ex = config::parse_experiment(small_experiment(), kFile);  // trn1.32xlarge
+  const auto ex = config::parse_experiment(small_experiment(), kDerivedFile);  // trn1.32xlarge
   const auto& core = ex.resolved["cluster"]["chip"]["core"];
   CHECK(core["derived"]["tensor_clock_GHz"] == Approx(190e3 / 65536));
   CHECK_FALSE(core.contains("tensor_clock_GHz"));
   // Twice the peak: twice the clock, in the struct and in the resolved JSON.
-  const auto twice = config::parse_experiment(small_experiment(), kFile, {"cluster.chip.peak.bf16_tflops=380"});
+  const auto twice = config::parse_experiment(small_experiment(), kDerivedFile, {"cluster.chip.peak.bf16_tflops=380"});
   CHECK(twice.cluster.instance.chip.core.tensor_clock_hz == Approx(2 * 190e12 / 65536));
   CHECK(twice.resolved["cluster"]["chip"]["core"]["derived"]["tensor_clock_GHz"] == Approx(2 * 190e3 / 65536));
   // The same from a partial override of the preset in the file.
   auto doc = small_experiment();
   doc["cluster"]["chip"] = {{"peak", {{"bf16_tflops", 380}}}};
-  CHECK(config::parse_experiment(doc, kFile).resolved == twice.resolved);
+  CHECK(config::parse_experiment(doc, kDerivedFile).resolved == twice.resolved);
 }
 
 TEST_CASE("derived: the tensor clock is no input, from a file or from --set") {
   const std::string from = "derived from /cluster/chip/peak/bf16_tflops " + kRule;
-  CHECK(error_for(small_experiment(), {"cluster.chip.core.tensor_clock_GHz=4.8"}) ==
-        kFile + " (with --set cluster.chip.core.tensor_clock_GHz=4.8): /cluster/chip/core/tensor_clock_GHz: " + from +
+  CHECK(derived_error(small_experiment(), {"cluster.chip.core.tensor_clock_GHz=4.8"}) ==
+        kDerivedFile + " (with --set cluster.chip.core.tensor_clock_GHz=4.8): /cluster/chip/core/tensor_clock_GHz: " + from +
             ", not an input: set that instead");
   auto doc = small_experiment();
   doc["cluster"]["chip"] = {{"core", {{"tensor_clock_GHz", 2.8}}}};
-  CHECK(error_for(doc) == kFile + ": /cluster/chip/core/tensor_clock_GHz: " + from + ", not an input: set that instead");
+  CHECK(derived_error(doc) == kDerivedFile + ": /cluster/chip/core/tensor_clock_GHz: " + from + ", not an input: set that instead");
   // The derived value itself may be read back (a --dry-run output), but only as derived.
-  CHECK(error_for(small_experiment(), {"cluster.chip.core.derived.tensor_clock_GHz=3"}) ==
-        kFile + " (with --set cluster.chip.core.derived.tensor_clock_GHz=3): /cluster/chip/core/derived/tensor_clock_GHz: " +
+  CHECK(derived_error(small_experiment(), {"cluster.chip.core.derived.tensor_clock_GHz=3"}) ==
+        kDerivedFile + " (with --set cluster.chip.core.derived.tensor_clock_GHz=3): /cluster/chip/core/derived/tensor_clock_GHz: " +
             from + ": 2.899169921875, found 3; it is output only: remove it or set that instead");
-  auto resolved = config::parse_experiment(small_experiment(), kFile).resolved;
+  auto resolved = config::parse_experiment(small_experiment(), kDerivedFile).resolved;
   resolved["cluster"]["chip"]["core"]["derived"]["pe_clock_GHz"] = 1;
-  CHECK(error_for(resolved) ==
-        kFile + ": /cluster/chip/core/derived/pe_clock_GHz: unknown key (derived here: tensor_clock_GHz)");
+  CHECK(derived_error(resolved) ==
+        kDerivedFile + ": /cluster/chip/core/derived/pe_clock_GHz: unknown key (derived here: tensor_clock_GHz)");
 }

@@ -21,7 +21,7 @@ using nlohmann::json;
 namespace {
 
 // 32 ranks (one trn1.32xlarge); a 4-layer model with 8 heads; 32 sequences per step.
-json small_experiment() {
+json sweep_experiment() {
   return json::parse(R"({
     "name": "sweep-test",
     "cluster": {"instance": "trn1.32xlarge", "count": 1},
@@ -46,7 +46,7 @@ explore::SweepResult sweep(const explore::SweepAxes& axes, int threads = 1, int 
   o.threads = threads;
   o.shard = shard;
   o.shards = shards;
-  return explore::run_sweep(small_experiment(), "sweep-test.json", axes, o);
+  return explore::run_sweep(sweep_experiment(), "sweep-test.json", axes, o);
 }
 
 }  // namespace
@@ -96,7 +96,7 @@ TEST_CASE("sweep: a simulated point predicts what trnsim run predicts for its pl
   REQUIRE(r.outcomes.size() == 1);
   REQUIRE(r.outcomes[0].status == explore::PlanStatus::Simulated);
   const config::Experiment ex = config::parse_experiment(
-      small_experiment(), "sweep-test.json",
+      sweep_experiment(), "sweep-test.json",
       {"parallelism.tp=2", "parallelism.pp=2", "parallelism.dp=8", "parallelism.recompute=\"selective\""});
   const replay::StepRun run = replay::simulate_step(config::step_input(ex));
   CHECK(r.outcomes[0].step_time_s == run.timeline.step_time.to_seconds());
@@ -195,7 +195,7 @@ TEST_CASE("sweep --search: every plan of the cluster, counted by hand", "[explor
   explore::SweepOptions o;
   o.search = true;
   o.keep = 3;
-  const explore::SweepResult r = explore::run_sweep(small_experiment(), "sweep-test.json", explore::SweepAxes{}, o);
+  const explore::SweepResult r = explore::run_sweep(sweep_experiment(), "sweep-test.json", explore::SweepAxes{}, o);
   REQUIRE(r.outcomes.size() == 375);
   int heads = 0, other_invalid = 0;
   for (const auto& p : r.outcomes)
@@ -212,8 +212,8 @@ TEST_CASE("sweep --search: pruning by the compute bound keeps the exact ranking"
   pruned.keep = 3;
   explore::SweepOptions full = pruned;
   full.keep = 1000000;  // never reached: every plan that fits is replayed
-  const explore::SweepResult p = explore::run_sweep(small_experiment(), "sweep-test.json", a, pruned);
-  const explore::SweepResult f = explore::run_sweep(small_experiment(), "sweep-test.json", a, full);
+  const explore::SweepResult p = explore::run_sweep(sweep_experiment(), "sweep-test.json", a, pruned);
+  const explore::SweepResult f = explore::run_sweep(sweep_experiment(), "sweep-test.json", a, full);
   const auto best_p = explore::ranked(p), best_f = explore::ranked(f);
   REQUIRE(best_p.size() >= 3);
   for (std::size_t k = 0; k < 3; ++k) {
@@ -234,11 +234,11 @@ TEST_CASE("sweep --search: pruning by the compute bound keeps the exact ranking"
   CHECK(pruned_count > 0);
   // The same on two threads (replays run in waves of two, the extra ones discarded).
   pruned.threads = 2;
-  CHECK(explore::to_json(explore::run_sweep(small_experiment(), "sweep-test.json", a, pruned)).dump() ==
+  CHECK(explore::to_json(explore::run_sweep(sweep_experiment(), "sweep-test.json", a, pruned)).dump() ==
         explore::to_json(p).dump());
   // No shards: the pruning needs the whole search.
   pruned.shards = 2;
-  CHECK_THROWS_AS(explore::run_sweep(small_experiment(), "sweep-test.json", a, pruned), InputError);
+  CHECK_THROWS_AS(explore::run_sweep(sweep_experiment(), "sweep-test.json", a, pruned), InputError);
 }
 
 TEST_CASE("sweep: --vary may not repeat a path or name a plan field the sweep sets", "[explore][sweep]") {
@@ -252,7 +252,7 @@ TEST_CASE("sweep: --vary may not repeat a path or name a plan field the sweep se
   CHECK_NOTHROW(sweep(a));  // tp not swept: varying it is the one way it changes
   explore::SweepOptions o;
   o.search = true;  // the search sets every plan field
-  CHECK_THROWS_AS(explore::run_sweep(small_experiment(), "sweep-test.json", a, o), InputError);
+  CHECK_THROWS_AS(explore::run_sweep(sweep_experiment(), "sweep-test.json", a, o), InputError);
 }
 
 TEST_CASE("sweep --search: a given tp that does not divide the ranks is counted invalid", "[explore][search]") {
@@ -260,7 +260,7 @@ TEST_CASE("sweep --search: a given tp that does not divide the ranks is counted 
   a.tp = {3};  // 32 ranks: no pp makes tp x pp divide them
   explore::SweepOptions o;
   o.search = true;
-  const explore::SweepResult r = explore::run_sweep(small_experiment(), "sweep-test.json", a, o);
+  const explore::SweepResult r = explore::run_sweep(sweep_experiment(), "sweep-test.json", a, o);
   // pp 1; no dp, so one micro-batch value, v 1 and zero 0; the 3 recompute modes: 3 points.
   REQUIRE(r.outcomes.size() == 3);
   for (const auto& p : r.outcomes) {

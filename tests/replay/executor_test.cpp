@@ -15,7 +15,7 @@ using workload::TaskId;
 
 namespace {
 
-sim::Time us(double v) { return sim::Time::seconds(v * 1e-6); }
+sim::Time usec(double v) { return sim::Time::seconds(v * 1e-6); }
 
 }  // namespace
 
@@ -26,13 +26,13 @@ TEST_CASE("executor: a chain of compute tasks takes the sum of their times") {
   b.edge(c, d);
   const StepGraph g = b.finish({0}, 2, 0);
   sim::Engine engine;
-  test::FixedCommunicator comm(engine, us(0), us(0));
+  test::FixedCommunicator comm(engine, usec(0), usec(0));
   const std::vector<double> seconds{3e-6, 5e-6};
   const auto tl = replay::execute(engine, g, seconds, comm);
   // 3 + 5 + 3 us, back to back.
-  CHECK(tl.step_time == us(11));
-  CHECK(tl.spans[c].start == us(3));
-  CHECK(tl.spans[d].end == us(11));
+  CHECK(tl.step_time == usec(11));
+  CHECK(tl.spans[c].start == usec(3));
+  CHECK(tl.spans[d].end == usec(11));
 }
 
 TEST_CASE("executor: independent tasks share one stream in turn but run in parallel on two ranks") {
@@ -42,9 +42,9 @@ TEST_CASE("executor: independent tasks share one stream in turn but run in paral
     b.compute(0, 0);
     const StepGraph g = b.finish({0}, 1, 0);
     sim::Engine engine;
-    test::FixedCommunicator comm(engine, us(0), us(0));
+    test::FixedCommunicator comm(engine, usec(0), usec(0));
     const std::vector<double> seconds{4e-6};
-    CHECK(replay::execute(engine, g, seconds, comm).step_time == us(8));
+    CHECK(replay::execute(engine, g, seconds, comm).step_time == usec(8));
   }
   SECTION("two ranks: concurrent") {
     GraphBuilder b;
@@ -52,9 +52,9 @@ TEST_CASE("executor: independent tasks share one stream in turn but run in paral
     b.compute(1, 0);
     const StepGraph g = b.finish({0, 1}, 1, 0);
     sim::Engine engine;
-    test::FixedCommunicator comm(engine, us(0), us(0));
+    test::FixedCommunicator comm(engine, usec(0), usec(0));
     const std::vector<double> seconds{4e-6};
-    CHECK(replay::execute(engine, g, seconds, comm).step_time == us(4));
+    CHECK(replay::execute(engine, g, seconds, comm).step_time == usec(4));
   }
 }
 
@@ -71,14 +71,14 @@ TEST_CASE("executor: a collective starts when its last member arrives and releas
   b.edge(m1, e1);
   const StepGraph g = b.finish({0, 1}, 3, 1);
   sim::Engine engine;
-  test::FixedCommunicator comm(engine, us(10), us(0));
+  test::FixedCommunicator comm(engine, usec(10), usec(0));
   const std::vector<double> seconds{2e-6, 7e-6, 1e-6};
   const auto tl = replay::execute(engine, g, seconds, comm);
   CHECK(comm.collectives_started == 1);
-  CHECK(tl.spans[m0].start == us(2));   // rank 0 waits at the call from 2 us ...
-  CHECK(tl.spans[m0].active == us(7));  // ... until rank 1 arrives
-  CHECK(tl.spans[m1].end == us(17));
-  CHECK(tl.step_time == us(18));
+  CHECK(tl.spans[m0].start == usec(2));   // rank 0 waits at the call from 2 us ...
+  CHECK(tl.spans[m0].active == usec(7));  // ... until rank 1 arrives
+  CHECK(tl.spans[m1].end == usec(17));
+  CHECK(tl.step_time == usec(18));
 }
 
 TEST_CASE("executor: a transfer orders work across ranks") {
@@ -91,12 +91,12 @@ TEST_CASE("executor: a transfer orders work across ranks") {
   b.edge(s, f1);
   const StepGraph g = b.finish({0, 1}, 2, 0);
   sim::Engine engine;
-  test::FixedCommunicator comm(engine, us(0), us(3));
+  test::FixedCommunicator comm(engine, usec(0), usec(3));
   const std::vector<double> seconds{5e-6, 2e-6};
   const auto tl = replay::execute(engine, g, seconds, comm);
   CHECK(comm.transfers_started == 1);
-  CHECK(tl.spans[f1].start == us(8));
-  CHECK(tl.step_time == us(10));
+  CHECK(tl.spans[f1].start == usec(8));
+  CHECK(tl.step_time == usec(10));
 }
 
 TEST_CASE("executor: compute that starts while its rank communicates is slowed by the GPU factor") {
@@ -107,13 +107,13 @@ TEST_CASE("executor: compute that starts while its rank communicates is slowed b
   const TaskId c = b.compute(0, 0);
   const StepGraph g = b.finish({0}, 1, 1);
   sim::Engine engine;
-  test::FixedCommunicator comm(engine, us(10), us(0));
+  test::FixedCommunicator comm(engine, usec(10), usec(0));
   const std::vector<double> seconds{4e-6};
   replay::ExecutorOptions options;
   options.comm_compute_slowdown = 1.25;
   const auto tl = replay::execute(engine, g, seconds, comm, options);
-  CHECK(tl.spans[c].end == us(5));
-  CHECK(tl.spans[m].end == us(10));
+  CHECK(tl.spans[c].end == usec(5));
+  CHECK(tl.spans[m].end == usec(10));
 }
 
 TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute that starts during it") {
@@ -134,7 +134,7 @@ TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute 
   g.group_sets = {workload::GroupSet{2, {0, 1}}};
   g.collectives[0].group_set = 0;
   sim::Engine engine;
-  test::ExpectingCommunicator comm(engine, us(10));
+  test::ExpectingCommunicator comm(engine, usec(10));
   const std::vector<double> seconds{3e-6};
   replay::ExecutorOptions options;
   options.hbm_sharing.rank_hbm_bytes_per_s = 1e12;
@@ -147,8 +147,8 @@ TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute 
   REQUIRE(shares.size() == 1);
   CHECK(shares[0] == Approx(0.8));
   CHECK(tl.spans[c].end.to_seconds() == Approx(3.75e-6));
-  CHECK(tl.spans[after].start == us(10));
-  CHECK(tl.spans[after].end == us(13));
+  CHECK(tl.spans[after].start == usec(10));
+  CHECK(tl.spans[after].end == usec(13));
   CHECK(replay::collective_hbm_bytes(workload::CollectiveOp::AllGather, 4, 1e6) == Approx(2 * 0.75 * 1e6));
 }
 
@@ -161,7 +161,7 @@ TEST_CASE("executor: a cycle is reported with its tasks before the replay starts
     b.edge(c, a);
     const StepGraph g = b.finish({0}, 1, 0);
     sim::Engine engine;
-    test::FixedCommunicator comm(engine, us(0), us(0));
+    test::FixedCommunicator comm(engine, usec(0), usec(0));
     const std::vector<double> seconds{1e-6};
     try {
       replay::execute(engine, g, seconds, comm);
@@ -178,7 +178,7 @@ TEST_CASE("executor: a cycle is reported with its tasks before the replay starts
     b.edge(x, m0);
     const StepGraph g = b.finish({0, 1}, 1, 1);
     sim::Engine engine;
-    test::FixedCommunicator comm(engine, us(1), us(0));
+    test::FixedCommunicator comm(engine, usec(1), usec(0));
     const std::vector<double> seconds{1e-6};
     CHECK_THROWS_AS(replay::execute(engine, g, seconds, comm), workload::CycleError);
     CHECK(comm.collectives_started == 0);

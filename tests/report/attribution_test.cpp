@@ -24,7 +24,7 @@ using workload::TaskKind;
 
 namespace {
 
-sim::Time us(double v) { return sim::Time::seconds(v * 1e-6); }
+using test::us;
 double part_us(const report::Breakdown& b, Part p) { return b.seconds[static_cast<int>(p)] * 1e6; }
 double path_us(const report::CriticalPath& p, PathCategory c) { return p.seconds[static_cast<std::size_t>(c)] * 1e6; }
 

@@ -2,6 +2,8 @@
 
 #include "trnsim/report/analysis/breakdown.hpp"
 
+#include "report_support.hpp"
+
 using namespace trnsim;
 using report::Part;
 using workload::Category;
@@ -9,7 +11,7 @@ using workload::Stream;
 using workload::TaskKind;
 
 namespace {
-sim::Time us(double v) { return sim::Time::seconds(v * 1e-6); }
+using test::us;
 double at(const report::Breakdown& b, Part p) { return b.seconds[static_cast<int>(p)] * 1e6; }
 }  // namespace
 

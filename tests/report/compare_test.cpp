@@ -23,7 +23,7 @@ constexpr int kVersion = 7;  // any version: compare_reports checks the one it i
 
 // A report of `step` seconds split forward 3/4, backward 1/4; 1,000 tokens/s; MFU 0.4; two stages
 // of 3 and 5 GiB per rank.
-json report(double step) {
+json sample_report(double step) {
   return {{"schema_version", kVersion},
           {"results", {{"step_time_s", step}, {"tokens_per_s", 1000.0}, {"mfu", 0.4}}},
           {"breakdown", {{"seconds", {{"forward", 0.75 * step}, {"backward", 0.25 * step}}}}},
@@ -60,13 +60,13 @@ std::string error_of(const json& result, const json& baseline, std::map<std::str
 TEST_CASE("compare: a 5 % slower step fails a 2 % tolerance, a 1 % slower one passes") {
   // 10 s -> 10.5 s: +5 % > 2 %; 10 s -> 10.1 s: +1 % <= 2 %. The parts scale with the step, so
   // forward (7.5 -> 7.875 s) and backward (2.5 -> 2.625 s) move by the same +5 % and +1 %.
-  const auto slow = compare(report(10.5), report(10));
+  const auto slow = compare(sample_report(10.5), sample_report(10));
   CHECK(row(slow, "step_time").change == Approx(0.05));
   CHECK(row(slow, "step_time").status == CompareStatus::Regressed);
   CHECK(row(slow, "breakdown.forward").status == CompareStatus::Regressed);
   CHECK(row(slow, "throughput").status == CompareStatus::Within);  // 1,000 tokens/s in both
   CHECK(any_regression(slow));
-  const auto near = compare(report(10.1), report(10));
+  const auto near = compare(sample_report(10.1), sample_report(10));
   CHECK(row(near, "step_time").change == Approx(0.01));
   CHECK(row(near, "step_time").status == CompareStatus::Within);
   CHECK_FALSE(any_regression(near));
@@ -74,14 +74,14 @@ TEST_CASE("compare: a 5 % slower step fails a 2 % tolerance, a 1 % slower one pa
 
 TEST_CASE("compare: an improvement past the tolerance is reported, not a failure") {
   // 10 s -> 9.5 s: -5 %, past 2 % in the good direction.
-  const auto rows = compare(report(9.5), report(10));
+  const auto rows = compare(sample_report(9.5), sample_report(10));
   CHECK(row(rows, "step_time").change == Approx(-0.05));
   CHECK(row(rows, "step_time").status == CompareStatus::Improved);
   CHECK_FALSE(any_regression(rows));
 }
 
 TEST_CASE("compare: throughput and MFU regress downwards, peak memory upwards") {
-  json base = report(10), res = report(10);
+  json base = sample_report(10), res = sample_report(10);
   res["results"]["tokens_per_s"] = 950.0;                  // -5 %: fewer tokens is worse
   res["results"]["mfu"] = 0.41;                            // +2.5 %: higher MFU is better
   res["memory"][1]["total_bytes"] = 5.5 * kGiB;            // peak 5 -> 5.5 GiB: +10 %
@@ -97,21 +97,21 @@ TEST_CASE("compare: throughput and MFU regress downwards, peak memory upwards") 
 
 TEST_CASE("compare: a change equal to the tolerance passes, and tolerance 0 fails any worsening") {
   // 8 s -> 8.5 s is +6.25 %, exactly representable, as is 6.25 % / 100 = 0.0625.
-  CHECK(row(compare(report(8.5), report(8), parse_percent("6.25%", "t")), "step_time").status == CompareStatus::Within);
-  CHECK(row(compare(report(8.5), report(8), 0.06), "step_time").status == CompareStatus::Regressed);
-  CHECK_FALSE(any_regression(compare(report(8), report(8), 0)));
-  CHECK(any_regression(compare(report(std::nextafter(8.0, 9.0)), report(8), 0)));
+  CHECK(row(compare(sample_report(8.5), sample_report(8), parse_percent("6.25%", "t")), "step_time").status == CompareStatus::Within);
+  CHECK(row(compare(sample_report(8.5), sample_report(8), 0.06), "step_time").status == CompareStatus::Regressed);
+  CHECK_FALSE(any_regression(compare(sample_report(8), sample_report(8), 0)));
+  CHECK(any_regression(compare(sample_report(std::nextafter(8.0, 9.0)), sample_report(8), 0)));
 }
 
 TEST_CASE("compare: --tolerance-for sets one metric's tolerance, leaving the others at the default") {
   // 10 -> 10.5 s: +5 % everywhere time is measured. step_time at 10 % passes; the parts keep 2 %.
-  const auto rows = compare(report(10.5), report(10), 0.02, {{"step_time", 0.10}});
+  const auto rows = compare(sample_report(10.5), sample_report(10), 0.02, {{"step_time", 0.10}});
   CHECK(row(rows, "step_time").tolerance == 0.10);
   CHECK(row(rows, "step_time").status == CompareStatus::Within);
   CHECK(row(rows, "breakdown.backward").tolerance == 0.02);
   CHECK(row(rows, "breakdown.backward").status == CompareStatus::Regressed);
   // And the other way: a default of 10 % with step_time held to 1 %.
-  const auto strict = compare(report(10.5), report(10), 0.10, {{"step_time", 0.01}});
+  const auto strict = compare(sample_report(10.5), sample_report(10), 0.10, {{"step_time", 0.01}});
   CHECK(row(strict, "step_time").status == CompareStatus::Regressed);
   CHECK(row(strict, "breakdown.forward").status == CompareStatus::Within);
 }
@@ -119,23 +119,23 @@ TEST_CASE("compare: --tolerance-for sets one metric's tolerance, leaving the oth
 TEST_CASE("compare: --metric keeps only the named rows, so another metric's regression does not count") {
   // Step time unchanged (10 s); throughput 1,000 -> 900 tokens/s, -10 %: a regression, unless
   // only step_time is asked for.
-  json res = report(10);
+  json res = sample_report(10);
   res["results"]["tokens_per_s"] = 900.0;
-  CHECK(any_regression(compare(res, report(10))));
+  CHECK(any_regression(compare(res, sample_report(10))));
   CompareOptions o;
   o.schema_version = kVersion;
   o.only = {"step_time"};
-  const auto rows = compare_reports({res, "r"}, {report(10), "b"}, o);
+  const auto rows = compare_reports({res, "r"}, {sample_report(10), "b"}, o);
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].metric == "step_time");
   CHECK_FALSE(any_regression(rows));
   o.only = {"step-time"};
-  CHECK_THROWS_WITH(compare_reports({res, "r"}, {report(10), "b"}, o),
+  CHECK_THROWS_WITH(compare_reports({res, "r"}, {sample_report(10), "b"}, o),
                     Catch::StartsWith("--metric step-time: unknown metric"));
 }
 
 TEST_CASE("compare: a breakdown part absent from one report counts as 0 s there") {
-  json base = report(10), res = report(10);
+  json base = sample_report(10), res = sample_report(10);
   res["breakdown"]["seconds"]["novel_wait"] = 0.5;  // only in the result: 0 -> 0.5 s
   base["breakdown"]["seconds"]["novel_gone"] = 1.0;  // only in the baseline: 1 -> 0 s, -100 %
   const auto rows = compare(res, base);
@@ -159,19 +159,19 @@ TEST_CASE("compare: a breakdown part absent from one report counts as 0 s there"
 }
 
 TEST_CASE("compare: bad input names the file, the JSON path, what was expected and what was found") {
-  json old = report(10);
+  json old = sample_report(10);
   old["schema_version"] = 1;
-  CHECK(error_of(report(10), old) ==
+  CHECK(error_of(sample_report(10), old) ==
         "baseline.json: /schema_version: expected schema_version 7, found 1 (regenerate the report with this trnsim)");
-  json missing = report(10);
+  json missing = sample_report(10);
   missing["results"].erase("step_time_s");
-  CHECK(error_of(missing, report(10)) == "result.json: /results/step_time_s: missing (expected a number)");
-  json text = report(10);
+  CHECK(error_of(missing, sample_report(10)) == "result.json: /results/step_time_s: missing (expected a number)");
+  json text = sample_report(10);
   text["memory"][1]["total_bytes"] = "5 GiB";
-  CHECK(error_of(text, report(10)) == "result.json: /memory/1/total_bytes: expected a number, found \"5 GiB\"");
-  CHECK(error_of(json::array(), report(10)) ==
+  CHECK(error_of(text, sample_report(10)) == "result.json: /memory/1/total_bytes: expected a number, found \"5 GiB\"");
+  CHECK(error_of(json::array(), sample_report(10)) ==
         "result.json: expected a `trnsim run --json` report (a JSON object), found array");
-  CHECK_THAT(error_of(report(10), report(10), {{"step-time", 0.01}}),
+  CHECK_THAT(error_of(sample_report(10), sample_report(10), {{"step-time", 0.01}}),
              Catch::StartsWith("--tolerance-for step-time: unknown metric (expected one of step_time, throughput"));
 }
 
@@ -194,24 +194,24 @@ TEST_CASE("compare: percentages are 2%, 2 or 0.5%, never negative or malformed")
 }
 
 TEST_CASE("compare: the table marks each row and ends with the verdict") {
-  const std::string failing = format_compare_table(compare(report(10.5), report(10)), "r.json", "b.json");
+  const std::string failing = format_compare_table(compare(sample_report(10.5), sample_report(10)), "r.json", "b.json");
   CHECK_THAT(failing, Catch::Contains("result    r.json\nbaseline  b.json\n"));
   CHECK_THAT(failing, Catch::Contains("REGRESSED"));
   // step_time, breakdown.forward and breakdown.backward all moved +5 %.
   CHECK_THAT(failing, Catch::Contains("FAIL: 3 metrics regressed past their tolerance: step_time, breakdown.forward, "
                                       "breakdown.backward\n"));
-  const std::string passing = format_compare_table(compare(report(9.5), report(10)), "r.json", "b.json");
+  const std::string passing = format_compare_table(compare(sample_report(9.5), sample_report(10)), "r.json", "b.json");
   CHECK_THAT(passing, Catch::Contains("improved"));
   CHECK_THAT(passing, Catch::Contains("OK: no metric regressed past its tolerance (3 improved past it)\n"));
 }
 
 TEST_CASE("compare: a change of exactly the tolerance passes despite rounding; a negative figure is bad input") {
   // 1 s -> 1.02 s is +2 %, but in doubles (1.02 - 1) / 1 = 0.020000000000000018, an ulp above 0.02.
-  const auto edge = compare(report(1.02), report(1.0));
+  const auto edge = compare(sample_report(1.02), sample_report(1.0));
   CHECK(row(edge, "step_time").change > 0.02);
   CHECK(row(edge, "step_time").status == CompareStatus::Within);
   // 1 s -> 1.021 s (+2.1 %) is past it.
-  CHECK(row(compare(report(1.021), report(1.0)), "step_time").status == CompareStatus::Regressed);
+  CHECK(row(compare(sample_report(1.021), sample_report(1.0)), "step_time").status == CompareStatus::Regressed);
   // A negative step time would turn a slower run into an "improvement".
-  CHECK_THAT(error_of(report(1.0), report(-1.0)), Catch::Contains("baseline.json: /results/step_time_s: expected a finite number >= 0"));
+  CHECK_THAT(error_of(sample_report(1.0), sample_report(-1.0)), Catch::Contains("baseline.json: /results/step_time_s: expected a finite number >= 0"));
 }

@@ -14,7 +14,7 @@ using workload::TaskKind;
 
 namespace {
 
-sim::Time us(double v) { return sim::Time::seconds(v * 1e-6); }
+using test::us;
 double at(const report::CriticalPath& p, PathCategory c) { return p.seconds[static_cast<std::size_t>(c)] * 1e6; }
 
 // Fills the CSR successor lists of `g` from (from, to) edges and counts dependencies.

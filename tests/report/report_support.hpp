@@ -13,6 +13,9 @@
 
 namespace trnsim::test {
 
+// A time of v microseconds, fractions allowed (sim::Time::us takes whole microseconds).
+inline sim::Time us(double v) { return sim::Time::seconds(v * 1e-6); }
+
 struct AnalysedRun {
   config::Experiment experiment;
   replay::StepInput input;

@@ -158,7 +158,7 @@ TEST_CASE("zero 2: gradients reduce-scattered layer by layer, updated parameters
   CHECK(after_optimizer);
   // Memory: full bf16 weights; fp32 gradient shards plus one layer's and the root's bf16
   // gradients; optimizer states sharded.
-  const StageMemory& m = estimate_memory(model(), training(256, 8, 2), p, plain_software()).stages.at(0);
+  const StageMemory m = estimate_memory(model(), training(256, 8, 2), p, plain_software()).stages.at(0);
   CHECK(m.weights == 2 * kAll);
   CHECK(m.gradients == Approx(kAll / 4 * 4 + (kLayer + kRoot) * 2));
   CHECK(m.optimizer == Approx(12 * kAll / 4));

@@ -11,7 +11,7 @@
 namespace trnsim::report::html {
 namespace {
 
-constexpr double kLabelWidth = 70, kBarWidth = 820, kBarHeight = 16, kBarGap = 8, kTop = 6;
+constexpr double kLabelWidth = 70, kBarWidth = 820, kBarHeight = 16, kBarGap = 8, kBarsTop = 6;
 constexpr std::array<std::string_view, 6> kTermName{"weights", "gradients", "optimizer states", "activations",
                                                     "embedding/logits", "workspace"};
 
@@ -27,12 +27,12 @@ std::string memory_section(const StepReport& report) {
   double scale = 0;  // bytes at the right end of the bars
   for (const auto& m : report.memory) scale = std::max({scale, m.memory.total(), m.capacity});
   scale *= 1.02;
-  const double height = kTop + static_cast<double>(report.memory.size()) * (kBarHeight + kBarGap) + 4;
+  const double height = kBarsTop + static_cast<double>(report.memory.size()) * (kBarHeight + kBarGap) + 4;
   out += fmt::format(R"(<svg class="chart" viewBox="0 0 {:.0f} {:.0f}" role="img" aria-label="memory per stage">)",
                      kLabelWidth + kBarWidth + 230, height);
   for (std::size_t i = 0; i < report.memory.size(); ++i) {
     const auto& m = report.memory[i];
-    const double y = kTop + static_cast<double>(i) * (kBarHeight + kBarGap);
+    const double y = kBarsTop + static_cast<double>(i) * (kBarHeight + kBarGap);
     out += fmt::format(R"(<g class="memory-bar" data-stage="{}">)", m.memory.stage);
     out += svg_text(kLabelWidth - 8, y + 12, fmt::format("stage {}", m.memory.stage), "end");
     double x = kLabelWidth;

@@ -51,7 +51,7 @@ std::string figures_section(const StepReport& r) {
                      r.hardware_flops);
 }
 
-std::string breakdown_section(const StepReport& r) {
+std::string breakdown_lines(const StepReport& r) {
   std::string out = fmt::format("breakdown of the bottleneck rank {} (stage {}); the parts add up to the step time\n",
                                 r.breakdown.rank, r.bottleneck_stage);
   for (int i = 0; i < kPartCount; ++i) {
@@ -85,7 +85,7 @@ std::string memory_section(const StepReport& r) {
   return out;
 }
 
-std::string findings_section(const StepReport& r) {
+std::string findings_lines(const StepReport& r) {
   std::string out = "findings, ranked by the step time they cost\n";
   if (r.findings.empty()) out += "  none\n";
   for (std::size_t i = 0; i < r.findings.size(); ++i) {
@@ -152,8 +152,8 @@ std::string footer(const StepReport& r, bool wall_times) {
 }  // namespace
 
 std::string format_text(const StepReport& r, bool wall_times) {
-  std::vector<std::string> sections{run_section(r),      figures_section(r),  breakdown_section(r),
-                                    engines_section(r),  memory_section(r),   findings_section(r),
+  std::vector<std::string> sections{run_section(r),      figures_section(r),  breakdown_lines(r),
+                                    engines_section(r),  memory_section(r),   findings_lines(r),
                                     critical_path_section(r.critical_path)};
   if (!r.links.kinds.empty()) sections.push_back(links_section(r.links));
   if (!r.choices.empty()) sections.push_back(choices_section(r.choices));
