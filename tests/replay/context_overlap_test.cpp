@@ -26,19 +26,22 @@ sim::Time step_with(const StepGraph& g, double collective_ms) {
 }  // namespace
 
 TEST_CASE("context parallelism: ring transfers shorter than a block's attention are hidden") {
-  // tp 1, dp 1, pp 1, cp 4: the CP exchanges are the only collectives. Every compute task lasts
-  // 1 ms, an attention block included. A transfer of 0.25 ms beside a 1 ms block ends before the
-  // block, so the next block never waits: only the exchange nothing runs beside, the last dK/dV
-  // going home after each layer's backward, adds its 0.25 ms. Two layers, one micro-batch:
-  // step(0.25 ms) = step(0) + 2 x 0.25 ms, to the picosecond.
+  // tp 1, dp 1, pp 1, cp 4: besides the CP exchanges, the only collective is the gradient
+  // all-reduce over dp x cp = 4 ranks (the CP ranks hold the same parameters): one bucket, as the
+  // model's bf16 gradients (about 4 MB) are below the 25 MB bucket, after the last backward task.
+  // Every compute task lasts 1 ms, an attention block included. A transfer of 0.25 ms beside a
+  // 1 ms block ends before the block, so the next block never waits: only what runs beside no
+  // compute adds its time, the last dK/dV going home after each layer's backward and the gradient
+  // all-reduce. Two layers, one micro-batch: step(0.25 ms) = step(0) + 3 x 0.25 ms, to the picosecond.
   ParallelismSpec p = parallelism(1, 1, 1, false, Recompute::None);
   p.cp = 4;
   const StepGraph g = build_step(llama(2, 256, 4, 2, 512, 1024), training(1024, 1, 1), p, plain_software());
   const sim::Time free = step_with(g, 0);
-  CHECK(step_with(g, 0.25) == free + sim::Time::seconds(0.5e-3));
+  CHECK(step_with(g, 0.25) == free + sim::Time::seconds(0.75e-3));
   // A transfer of 3 ms outlasts its 1 ms block: the transfers run back to back on the rank's TP
   // stream and the blocks wait for them. Forward: 3 transfers (9 ms), then the last block (1 ms):
   // 10 ms where the 4 blocks took 4, +6 ms. Backward: 4 transfers beside the blocks and the last
-  // dK/dV home, 5 x 3 = 15 ms where the blocks took 4, +11 ms. Two layers: +34 ms.
-  CHECK(step_with(g, 3) == free + sim::Time::seconds(34e-3));
+  // dK/dV home, 5 x 3 = 15 ms where the blocks took 4, +11 ms. Two layers and the gradient
+  // all-reduce: 2 x 17 + 3 = +37 ms.
+  CHECK(step_with(g, 3) == free + sim::Time::seconds(37e-3));
 }

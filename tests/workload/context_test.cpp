@@ -143,9 +143,9 @@ TEST_CASE("context parallelism: activations divide by cp, ZeRO shards over dp x 
 
 TEST_CASE("context parallelism: plans it cannot split are errors naming /parallelism/cp") {
   const ModelSpec m = cp_model();
-  // Load balancing cuts the sequence into 2 cp chunks: 1000 is not a multiple of 8.
-  CHECK_THAT(message(m, training(1000, 1, 1), cp_plan(1, 4, 1)),
-             Catch::StartsWith("/parallelism/cp: 2 x cp = 8 does not divide seq_len (1000)"));
+  // Load balancing cuts the sequence into 2 cp chunks: 1004 is not a multiple of 8.
+  CHECK_THAT(message(m, training(1004, 1, 1), cp_plan(1, 4, 1)),
+             Catch::StartsWith("/parallelism/cp: 2 x cp = 8 does not divide seq_len (1004)"));
   CHECK_THAT(message(m, training(1024, 1, 1), cp_plan(1, 0, 1)), Catch::StartsWith("/parallelism/cp: must be >= 1"));
   // Under sequence parallelism each rank's s / cp tokens split over tp: 1028 = 4 x 257 splits into
   // 2 cp = 4 chunks, but 1028 / 2 = 514 is no multiple of tp 4.
