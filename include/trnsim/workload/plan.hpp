@@ -93,9 +93,10 @@ Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const Paral
 // parameters (the gradient group), and the CP group of a rank is the cp consecutive coordinates
 // around it. At cp = 1 every coordinate is as before.
 // Expert parallelism splits the data-parallel replica index r = d / cp: ep_i = r mod ep varies
-// fastest after CP, so the EP group of a rank is the ep replicas around it with its cp_i (with "tp,dp,pp": the order tp, ep,
-// dp, pp, an EP group of tp-strided ranks inside an instance when tp x ep fits one), and the
-// data-parallel group of its experts (expert-DP) the cp x dp / ep coordinates with the same ep_i.
+// fastest after CP, so the EP group of a rank is the ep replicas around it with its cp_i (with
+// "tp,dp,pp": the order tp, cp, ep, dp, pp; at cp = 1 an EP group of tp-strided ranks inside an
+// instance when tp x ep fits one), and the data-parallel group of its experts (expert-DP) the
+// cp x dp / ep coordinates with the same ep_i.
 class RankLayout {
  public:
   struct Coord {
@@ -111,7 +112,8 @@ class RankLayout {
   // Groups in ring order (increasing coordinate along the group's dimension).
   std::vector<std::int32_t> tp_group(std::int64_t dp_i, std::int64_t pp_i) const;
   std::vector<std::int32_t> dp_group(std::int64_t tp_i, std::int64_t pp_i) const;
-  // The EP group of DP coordinate dp_i (ep ranks) and its experts' data-parallel group (dp / ep).
+  // The EP group of DP coordinate dp_i (ep ranks) and its experts' data-parallel group
+  // (dp() / ep ranks: cp x dp / ep).
   std::vector<std::int32_t> ep_group(std::int64_t tp_i, std::int64_t dp_i, std::int64_t pp_i) const;
   std::vector<std::int32_t> expert_dp_group(std::int64_t tp_i, std::int64_t dp_i, std::int64_t pp_i) const;
   // The CP group of coordinate dp_i (cp ranks, in ring order), and the coordinate its ring sends to.
