@@ -29,6 +29,7 @@ struct SweepOptions {
   std::string experiment;
   explore::SweepAxes axes;  // the integer lists and --set bind here; the rest is parsed into it
   std::vector<std::string> recompute, sequence_parallel, vary;
+  std::vector<std::int64_t> cp;  // --cp: a --vary axis on parallelism.cp (appended after the others)
   std::string network;
   int threads = 0;
   bool search = false;
@@ -136,6 +137,16 @@ int run_sweep_command(const SweepOptions& o) {
   }
   for (const std::string& s : o.sequence_parallel) axes.sequence_parallel.push_back(parse_switch(s));
   for (const std::string& v : o.vary) axes.vary.push_back(parse_vary(v));
+  if (!o.cp.empty()) {
+    explore::VaryAxis cp{"parallelism.cp", {}};
+    for (const std::int64_t v : o.cp) {
+      if (v < 1) throw InputError(fmt::format("--cp: expected integers in [1, 1048576], found {}", v));
+      cp.values.push_back(std::to_string(v));
+    }
+    for (const explore::VaryAxis& v : axes.vary)
+      if (v.path == cp.path) throw InputError("--cp: parallelism.cp is also given by --vary; give it once");
+    axes.vary.push_back(std::move(cp));
+  }
   std::vector<std::string> vary_paths;
   for (const explore::VaryAxis& v : axes.vary) vary_paths.push_back(v.path);
   check_sweep_outputs(o.outputs, vary_paths);
@@ -199,10 +210,13 @@ void add_sweep_command(CLI::App& app, Action& action) {
   };
   list("--tp", o->axes.tp, "Tensor-parallel degrees, e.g. 4,8,16");
   list("--pp", o->axes.pp, "Pipeline-parallel degrees");
-  list("--dp", o->axes.dp, "Data-parallel degrees (default: derived, the cluster's ranks / (tp x pp))");
+  list("--dp", o->axes.dp, "Data-parallel degrees (default: derived, the cluster's ranks / (tp x pp x cp))");
   list("--micro-batch", o->axes.micro_batch, "Sequences per micro-batch");
   list("--virtual-stages", o->axes.virtual_stages, "Model chunks per pipeline rank (above 1: 1f1b-interleaved)");
   list("--zero", o->axes.zero, "ZeRO stages: 0, 1, 2, 3 (FSDP)");
+  list("--cp", o->cp,
+       "Context-parallel degrees: a --vary axis on parallelism.cp, after the --vary axes (columns, CSV and JSON "
+       "name it parallelism.cp)");
   cmd->add_option("--recompute", o->recompute, "Activation recompute modes: none, selective, full")->delimiter(',');
   cmd->add_option("--sp", o->sequence_parallel, "Sequence parallelism: on, off")->delimiter(',');
   cmd->add_option("--vary", o->vary,

@@ -211,6 +211,8 @@ const Field<SoftwareSpec> kSoftwareFields[] = {
     value<&SoftwareSpec::moe_pad_to_capacity>("moe_pad_to_capacity",
                                               "MoE under a capacity factor: experts padded to capacity (else tokens dropped)")
         .optional([](const SoftwareSpec& s) { return s.moe_pad_to_capacity; }),
+    value<&SoftwareSpec::cp_attention>("cp_attention", "context parallelism's K/V exchange: ring or allgather")
+        .optional([](const SoftwareSpec& s) { return s.cp_attention != workload::CpAttention::Ring; }),
     collectives_row(),
 };
 

@@ -85,6 +85,8 @@ constexpr Field<ParallelismSpec> kParallelismFields[] = {
     value<&ParallelismSpec::rank_order>("rank_order", "dimensions fastest first").or_default("tp,dp,pp"),
     integer<&ParallelismSpec::ep>("ep", kDegree, "expert-parallel degree, a divisor of dp (experts sharded)")
         .optional([](const ParallelismSpec& p) { return p.ep != 1; }),
+    integer<&ParallelismSpec::cp>("cp", kDegree, "context-parallel degree (each sequence split over cp ranks)")
+        .optional([](const ParallelismSpec& p) { return p.cp != 1; }),
 };
 
 }  // namespace

@@ -114,12 +114,17 @@ std::optional<Admitted> admit(const PlanPoint& point, const config::Experiment& 
   record_plan(o, in.training, in.parallelism);
   o.dp = point.dp;
   const std::int64_t ranks = in.cluster.ranks();
-  const std::int64_t tp_pp = in.parallelism.tp * in.parallelism.pp;
+  // The experiment's context parallelism (no sweep axis) takes its share of the ranks too.
+  const std::int64_t cp = in.parallelism.cp;
+  const std::int64_t tp_pp = in.parallelism.tp * in.parallelism.pp * cp;
   if (point.dp) {
     in.parallelism.dp = *point.dp;
   } else if (tp_pp < 1 || ranks % tp_pp != 0) {
-    reject(o, InputError(fmt::format("/parallelism: tp x pp = {} does not divide the cluster's {} ranks", tp_pp, ranks),
-                         "tp x pp does not divide the cluster's ranks"));
+    reject(o, cp == 1 ? InputError(fmt::format("/parallelism: tp x pp = {} does not divide the cluster's {} ranks", tp_pp, ranks),
+                                   "tp x pp does not divide the cluster's ranks")
+                      : InputError(fmt::format("/parallelism: tp x pp x cp = {} does not divide the cluster's {} ranks",
+                                               tp_pp, ranks),
+                                   "tp x pp x cp does not divide the cluster's ranks"));
     return std::nullopt;
   } else {
     in.parallelism.dp = ranks / tp_pp;

@@ -85,7 +85,7 @@ std::vector<PlanCandidate> enumerate(const workload::ModelSpec& model, const Tra
   std::vector<int> zeros{0};
   if (p.zero) {
     zeros = {*p.zero};
-  } else if (p.dp > 1) {
+  } else if (p.dp * p.cp > 1) {
     zeros.push_back(1);
   }
   std::vector<bool> sps{false};

@@ -70,9 +70,10 @@ class Resolver {
     }
     if (!p.zero) {
       const auto s = stated(&PlanDefaults::zero, rule);
-      p.zero = p.dp > 1 ? s.value_or(0) : 0;
+      // The shards span dp x cp (CP ranks hold the same parameters).
+      p.zero = p.dp * p.cp > 1 ? s.value_or(0) : 0;
       if (!s) rule = plainest;
-      else if (*s > 0 && p.dp == 1) rule += "; 0: dp = 1 has nothing to shard";
+      else if (*s > 0 && p.dp * p.cp == 1) rule += "; 0: dp = 1 has nothing to shard";
       note("/parallelism/zero", fmt::format("{}", *p.zero), rule);
     }
     if (!p.virtual_stages) {

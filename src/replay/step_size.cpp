@@ -17,6 +17,9 @@ namespace {
 // counted by `trnsim -v run`), recompute and pipeline transfers included; 16 errs high. The
 // embedding, head, loss and optimizer are counted as two more layers.
 constexpr double kTasksPerLayer = 16;
+// Context parallelism adds per layer and micro-batch, for each of its cp - 1 further blocks, a
+// transfer and a block task in the forward, the backward and a full recompute (context_steps.hpp).
+constexpr double kTasksPerCpBlock = 6;
 constexpr double kExtraLayers = 2;
 // Bytes per task while a step runs: llama2-70b-trn1 holds 375,210 tasks in 54.5 MB peak resident
 // memory (47.6 MB above tiny-trn1's 6.9 MB; /usr/bin/time -v): 127 bytes per task (the task, its
@@ -37,7 +40,7 @@ StepSize estimate_step_size(const hw::ClusterSpec& cluster, const workload::Mode
   const double layers_per_rank = std::ceil(static_cast<double>(model.layers) / static_cast<double>(plan.pp));
   StepSize s;
   s.tasks = ranks_simulated * static_cast<double>(plan.micro_batches) * (layers_per_rank + kExtraLayers) *
-            kTasksPerLayer;
+            (kTasksPerLayer + kTasksPerCpBlock * static_cast<double>(plan.cp - 1));
   s.bytes = s.tasks * kBytesPerTask + static_cast<double>(cluster.ranks()) * kBytesPerRank +
             static_cast<double>(cluster.chips()) * kBytesPerChip;
   return s;

@@ -271,6 +271,9 @@ struct Builder {
       const GroupSet& set = g.group_sets[g.collectives[f.index].group_set];
       std::uint32_t members = 0;
       for (std::int32_t rank : set.group(0)) members += g.simulates(rank) ? 1U : 0U;
+      // A CP ring step (send-recv on pairs): only the sender of the first pair calls it; its
+      // receiver makes its own call as the sender of the next pair.
+      if (g.collectives[f.index].op == CollectiveOp::SendRecv) members = g.simulates(set.group(0)[0]) ? 1U : 0U;
       if (call_count[c] == members) continue;
       // Rare (an error): find a member without a task in this call.
       std::int32_t missing = -1;

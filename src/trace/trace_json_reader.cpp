@@ -167,19 +167,22 @@ TraceNode read_node(const At& a, TraceDocument& doc) {
       if (n.name.empty()) n.name = doc.works[n.work].name;
       n.category = a.has("category") ? a["category"].name<Category>() : Category::Forward;
       if (n.category == Category::TpComm || n.category == Category::DpComm || n.category == Category::PpComm ||
-          n.category == Category::EpComm)
+          n.category == Category::EpComm || n.category == Category::CpComm)
         a["category"].fail("forward, backward, recompute or optimizer on a compute node", std::string(to_string(n.category)));
       break;
     case NodeKind::Collective:
       only({"work", "peer", "tag", "pairs"}, "compute, send or recv nodes");
       for (const char* k : {"op", "bytes", "group"}) a.need(k);
       n.op = a["op"].name<CollectiveOp>();
-      if (n.op == CollectiveOp::SendRecv) a["op"].fail("a collective (send-recv is a send node and a recv node)", "\"send-recv\"");
       n.bytes = a["bytes"].number(0);
       n.group = static_cast<std::uint32_t>(a["group"].integer(0, kMaxRank));
       n.category = a.has("category") ? a["category"].name<Category>() : Category::TpComm;
-      if (n.category != Category::TpComm && n.category != Category::DpComm && n.category != Category::EpComm)
-        a["category"].fail("tp_comm, dp_comm or ep_comm on a collective node", std::string(to_string(n.category)));
+      if (n.category != Category::TpComm && n.category != Category::DpComm && n.category != Category::EpComm &&
+          n.category != Category::CpComm)
+        a["category"].fail("tp_comm, dp_comm, ep_comm or cp_comm on a collective node", std::string(to_string(n.category)));
+      // A ring step of context parallelism: every pair of its group (sender, receiver) at once.
+      if (n.op == CollectiveOp::SendRecv && n.category != Category::CpComm)
+        a["op"].fail("a collective (send-recv is a send node and a recv node, or a cp_comm ring step)", "\"send-recv\"");
       break;
     case NodeKind::Send:
     case NodeKind::Recv:

@@ -83,10 +83,12 @@ std::vector<TraceRank> trace_ranks(const StepGraph& g) {
         break;
       case TaskKind::Collective: {
         const Collective& c = g.collectives[task.index];
-        // The stream follows from the category (trace_build.cpp): EP all-to-alls share the TP stream.
+        // The stream follows from the category (trace_build.cpp): EP all-to-alls and CP exchanges share
+        // the TP stream.
         const bool on_dp = task.stream == Stream::DpComm;
         if (on_dp != (task.category == Category::DpComm) ||
-            (!on_dp && task.category != Category::TpComm && task.category != Category::EpComm))
+            (!on_dp && task.category != Category::TpComm && task.category != Category::EpComm &&
+             task.category != Category::CpComm))
           throw InternalError(fmt::format("trace export: collective task {} of category {} on another stream", t,
                                           to_string(task.category)));
         n.kind = NodeKind::Collective;

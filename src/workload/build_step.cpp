@@ -32,7 +32,7 @@ class Builder {
       : model_(model), training_(training), software_(software),
         precision_(software.precision_for(training.precision)), opts_(opts),
         plan_(make_plan(model, training, par, opts.total_ranks)),
-        layout_(plan_.tp, plan_.dp, plan_.pp, plan_.rank_order, plan_.ep),
+        layout_(plan_.tp, plan_.grad_dp(), plan_.pp, plan_.rank_order, plan_.ep, plan_.cp),
         dims_(layer_dims(model, plan_.tp, plan_.ep)),
         calls_(layout_, opts.symmetric, graph_),
         virtual_count_(plan_.pp * plan_.virtual_stages),
@@ -66,7 +66,9 @@ class Builder {
     StepContext c;
     c.d = dims_;
     c.micro_batch = plan_.micro_batch;
-    c.seq_len = training_.seq_len;
+    c.seq_len = plan_.local_seq(training_.seq_len);
+    c.cp = plan_.cp;
+    c.cp_attention = software_.cp_attention;
     c.act_bytes = activation_bytes(training_.precision);
     c.sequence_parallel = plan_.sequence_parallel && plan_.tp > 1;
     c.recompute = plan_.recompute;
@@ -79,7 +81,7 @@ class Builder {
     c.positions = positions_;
     c.head_parameters = head_params();
     c.expert_load = expert_load(training_, software_);
-    c.gradient_shard = sharded_gradients() ? 1.0 / dbl(plan_.dp) : 1.0;
+    c.gradient_shard = sharded_gradients() ? 1.0 / dbl(plan_.grad_dp()) : 1.0;
     c.dispatch_factor = software_.moe_pad_to_capacity && training_.moe_capacity_factor > 0
                             ? training_.moe_capacity_factor : 1.0;
     return c;
@@ -122,19 +124,21 @@ class Builder {
     // The optimizer's Work per stage (its parameter shard differs between stages).
     for (I64 p = 0; p < plan_.pp; ++p) {
       const LayerParameters sp = stage_parameters(model_, plan_, positions_, p);
-      // ZeRO-1 shards the dense parameters over dp, the routed experts over their dp / ep.
-      const double n = zero_active() ? sp.dense / dbl(plan_.dp) + sp.experts / dbl(plan_.dp / plan_.ep) : sp.total();
+      // ZeRO-1 shards the dense parameters over dp x cp, the routed experts over their dp x cp / ep.
+      const double n = zero_active() ? sp.dense / dbl(plan_.grad_dp()) + sp.experts / dbl(plan_.grad_dp() / plan_.ep)
+                                     : sp.total();
       Work w{"optimizer", {gradient_norm_kernel(precision_, n), optimizer_kernel(precision_, training_.optimizer, n)},
              -1};
       optimizer_work_.push_back(table.intern(std::move(w)));
     }
   }
 
-  bool zero_active() const { return plan_.zero >= 1 && plan_.dp > 1; }
+  // The gradient group is dp x cp (Plan::grad_dp): CP ranks hold the same parameters.
+  bool zero_active() const { return plan_.zero >= 1 && plan_.grad_dp() > 1; }
   // ZeRO-2 and -3: gradients reduce-scattered layer by layer in every backward unit (FsdpUnit).
-  bool sharded_gradients() const { return plan_.zero >= 2 && plan_.dp > 1; }
+  bool sharded_gradients() const { return plan_.zero >= 2 && plan_.grad_dp() > 1; }
   // ZeRO-3 (FSDP): parameters gathered layer by layer too.
-  bool fsdp() const { return plan_.zero == 3 && plan_.dp > 1; }
+  bool fsdp() const { return plan_.zero == 3 && plan_.grad_dp() > 1; }
 
   // Parameters outside the layers in virtual stage vs (embedding; final norm and LM head): FSDP's
   // root unit.
@@ -172,7 +176,8 @@ class Builder {
     RankLayout::Coord coord;
     TaskId chain = kNone;  // last task on the rank's compute chain
     TaskId dp_chain = kNone;  // last task on its DpComm stream (launch order)
-    std::uint32_t tp_calls = 0, dp_calls = 0, tied_calls = 0, ep_calls = 0, expert_dp_calls = 0;
+    std::uint32_t tp_calls = 0, dp_calls = 0, tied_calls = 0, ep_calls = 0, expert_dp_calls = 0, cp_calls = 0,
+                  cp_ring_calls = 0;
   };
 
   TaskId emit_chained(RankState& st, Task t) {
@@ -286,12 +291,17 @@ class Builder {
         t.layer = seg.layer;
         t.micro_batch = u.micro_batch;
         if (seg.collective) {
-          const GroupKind group = seg.expert ? GroupKind::Ep : GroupKind::Tp;
+          const bool ring = seg.context && seg.op == CollectiveOp::SendRecv;
+          const GroupKind group = seg.expert    ? GroupKind::Ep
+                                  : ring        ? GroupKind::CpRing
+                                  : seg.context ? GroupKind::Cp
+                                                : GroupKind::Tp;
           t.kind = TaskKind::Collective;
           t.stream = Stream::TpComm;
-          t.category = seg.expert ? Category::EpComm : Category::TpComm;
+          t.category = seg.expert ? Category::EpComm : seg.context ? Category::CpComm : Category::TpComm;
           t.index = calls_.collective(group, st.coord, seg.op, seg.bytes);
-          t.call = calls_.call(group, st.coord, seg.expert ? st.ep_calls : st.tp_calls);
+          t.call = calls_.call(group, st.coord,
+                               seg.expert ? st.ep_calls : ring ? st.cp_ring_calls : seg.context ? st.cp_calls : st.tp_calls);
         } else {
           t.index = seg.work;
         }
@@ -334,10 +344,10 @@ class Builder {
     emit_gradient_sync(st, gradients);
   }
 
-  // Activation (or its gradient) of one micro-batch crossing a stage boundary, per TP rank:
-  // sharded along the sequence under SP, the full tensor otherwise.
+  // Activation (or its gradient) of one micro-batch crossing a stage boundary, per TP rank (its
+  // s / cp tokens under CP): sharded along the sequence under SP, the full tensor otherwise.
   double activation_message_bytes() const {
-    const double full = dbl(plan_.micro_batch) * dbl(training_.seq_len) * dbl(model_.hidden) *
+    const double full = dbl(plan_.micro_batch) * dbl(plan_.local_seq(training_.seq_len)) * dbl(model_.hidden) *
                         activation_bytes(training_.precision);
     return plan_.sequence_parallel && plan_.tp > 1 ? full / dbl(plan_.tp) : full;
   }
@@ -375,7 +385,7 @@ class Builder {
   // Data-parallel gradient reduction in buckets of gradient_bucket_bytes: each bucket as soon as
   // its gradients are complete (overlapping the rest of the backward pass), or every bucket after
   // the last backward task (DpReduction::AfterBackward). Routed experts' gradients go in buckets
-  // of their own on their data-parallel group (dp / ep ranks; none when that is 1).
+  // of their own on their data-parallel group (dp x cp / ep ranks; none when that is 1).
   void emit_gradient_sync(RankState& st, const std::vector<GradientReady>& gradients) {
     const double gb = bytes(precision_.gradients);
     const bool after_backward = software_.overlap.dp_reduction == DpReduction::AfterBackward;
@@ -383,9 +393,9 @@ class Builder {
     std::vector<std::pair<GroupKind, double>> buckets;  // group and parameters, for the ZeRO-1/2 all-gathers
     // Under ZeRO-2 and FSDP every gradient was reduce-scattered in its backward unit
     // (fsdp_after_backward); ZeRO-2 still all-gathers the updated parameters in buckets.
-    if (plan_.dp > 1 && !fsdp()) {
+    if (plan_.grad_dp() > 1 && !fsdp()) {
       const CollectiveOp op = zero_active() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
-      const bool expert_sync = plan_.dp / plan_.ep > 1;
+      const bool expert_sync = plan_.grad_dp() / plan_.ep > 1;
       double pending = 0, pending_experts = 0;
       for (std::size_t i = 0; i < gradients.size(); ++i) {
         pending += gradients[i].params - gradients[i].experts;
@@ -460,8 +470,8 @@ class Builder {
         t.index = at->second;
         if (!fresh) continue;
         auto& list = graph_.replica_sets.emplace_back();
-        list.reserve(static_cast<std::size_t>(plan_.dp * plan_.tp - 1));
-        for (I64 d = 0; d < plan_.dp; ++d) {
+        list.reserve(static_cast<std::size_t>(layout_.dp() * plan_.tp - 1));
+        for (I64 d = 0; d < layout_.dp(); ++d) {
           for (I64 tp = 0; tp < plan_.tp; ++tp) {
             if (tp == 0 && d == 0) continue;
             list.emplace_back(layout_.rank(tp, d, t.stage), layout_.rank(tp, d, to));

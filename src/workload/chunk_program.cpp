@@ -71,11 +71,13 @@ std::vector<Segment> cut_segments(const Steps& steps, const std::vector<Gradient
     const Step& s = steps[i];
     if (s.kind == Step::Kind::Cut) {
       flush();
-    } else if (s.kind == Step::Kind::TpCollective || s.kind == Step::Kind::EpCollective) {
+    } else if (s.kind == Step::Kind::TpCollective || s.kind == Step::Kind::EpCollective ||
+               s.kind == Step::Kind::CpCollective) {
       flush();
       Segment seg;
       seg.collective = true;
       seg.expert = s.kind == Step::Kind::EpCollective;
+      seg.context = s.kind == Step::Kind::CpCollective;
       seg.category = s.category;
       seg.layer = s.layer;
       seg.op = s.op;

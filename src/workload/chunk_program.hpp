@@ -14,6 +14,7 @@ namespace trnsim::workload {
 struct Segment {
   bool collective = false;          // TP collective, else compute
   bool expert = false;              // collective: on the EP group (an all-to-all), not the TP group
+  bool context = false;             // collective: on the CP group (ring neighbours for send-recv)
   Category category = Category::Forward;
   std::int32_t layer = -1;
   std::uint32_t work = 0;           // compute: index into StepGraph::works

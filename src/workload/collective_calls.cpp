@@ -12,20 +12,31 @@ CollectiveCalls::CollectiveCalls(const RankLayout& layout, bool symmetric, StepG
     : layout_(layout), symmetric_(symmetric), graph_(graph) {
   // Group instances of each kind, one range after the other (group_instance): TP groups dp x pp,
   // DP groups tp x pp, tied pairs tp x dp, EP groups tp x (dp / ep) x pp, expert-DP groups
-  // tp x ep x pp; the last two only when ep > 1 (at ep = 1 the builder makes no such call).
-  const auto tp = layout.tp(), dp = layout.dp(), pp = layout.pp(), ep = layout.ep();
-  calls_.resize(idx(dp * pp + tp * pp + tp * dp + (ep > 1 ? tp * (dp / ep) * pp + tp * ep * pp : 0)));
+  // tp x ep x pp; the last two only when ep > 1 (at ep = 1 the builder makes no such call); then
+  // CP groups tp x (dp / cp) x pp and ring pairs tp x dp x pp, only when cp > 1. (dp: the layout's
+  // cp x dp coordinates; EP counts replicas, dp / cp.)
+  const auto tp = layout.tp(), dp = layout.dp(), pp = layout.pp(), ep = layout.ep(), cp = layout.cp();
+  const auto replicas = dp / cp;
+  calls_.resize(idx(dp * pp + tp * pp + tp * dp + (ep > 1 ? tp * (replicas / ep) * cp * pp + tp * ep * pp : 0) +
+                    (cp > 1 ? tp * replicas * pp + tp * dp * pp : 0)));
 }
 
 std::size_t CollectiveCalls::group_instance(GroupKind kind, const RankLayout::Coord& c) const {
-  const auto tp = layout_.tp(), dp = layout_.dp(), pp = layout_.pp(), ep = layout_.ep();
+  const auto tp = layout_.tp(), dp = layout_.dp(), pp = layout_.pp(), ep = layout_.ep(), cp = layout_.cp();
+  const auto replicas = dp / cp;
   const auto ep_base = dp * pp + tp * pp + tp * dp;
+  // An EP group: its replicas' block (replica / ep) and its CP position; expert-DP: ep_i.
+  const auto ep_groups = tp * (replicas / ep) * cp * pp;
+  const auto cp_base = ep_base + (ep > 1 ? ep_groups + tp * ep * pp : 0);
   switch (kind) {
     case GroupKind::Tp: return idx(c.dp + dp * c.pp);
     case GroupKind::Dp: return idx(dp * pp + c.tp + tp * c.pp);
     case GroupKind::Tied: break;
-    case GroupKind::Ep: return idx(ep_base + c.tp + tp * (c.dp / ep + (dp / ep) * c.pp));
-    case GroupKind::ExpertDp: return idx(ep_base + tp * (dp / ep) * pp + c.tp + tp * (c.dp % ep + ep * c.pp));
+    case GroupKind::Ep:
+      return idx(ep_base + c.tp + tp * (c.dp % cp + cp * (c.dp / cp / ep + (replicas / ep) * c.pp)));
+    case GroupKind::ExpertDp: return idx(ep_base + ep_groups + c.tp + tp * ((c.dp / cp) % ep + ep * c.pp));
+    case GroupKind::Cp: return idx(cp_base + c.tp + tp * (c.dp / cp + replicas * c.pp));
+    case GroupKind::CpRing: return idx(cp_base + tp * replicas * pp + c.tp + tp * (c.dp + dp * c.pp));
   }
   return idx(dp * pp + tp * pp + c.tp + tp * c.dp);
 }
@@ -57,7 +68,9 @@ GroupSet CollectiveCalls::groups(GroupKind kind, const RankLayout::Coord& c) con
         return g;
       }
       for (std::int64_t t = 0; t < layout_.tp(); ++t) {
-        for (std::int64_t d = 0; d < layout_.dp(); d += layout_.ep()) add(layout_.ep_group(t, d, c.pp));
+        for (std::int64_t r = 0; r < layout_.dp() / layout_.cp(); r += layout_.ep()) {
+          for (std::int64_t x = 0; x < layout_.cp(); ++x) add(layout_.ep_group(t, r * layout_.cp() + x, c.pp));
+        }
       }
       return g;
     case GroupKind::ExpertDp:
@@ -66,7 +79,28 @@ GroupSet CollectiveCalls::groups(GroupKind kind, const RankLayout::Coord& c) con
         return g;
       }
       for (std::int64_t t = 0; t < layout_.tp(); ++t) {
-        for (std::int64_t e = 0; e < layout_.ep(); ++e) add(layout_.expert_dp_group(t, e, c.pp));
+        for (std::int64_t e = 0; e < layout_.ep(); ++e) add(layout_.expert_dp_group(t, e * layout_.cp(), c.pp));
+      }
+      return g;
+    case GroupKind::Cp:
+      if (!symmetric_) {
+        add(layout_.cp_group(c.tp, c.dp, c.pp));
+        return g;
+      }
+      for (std::int64_t d = 0; d < layout_.dp(); d += layout_.cp()) {
+        for (std::int64_t t = 0; t < layout_.tp(); ++t) add(layout_.cp_group(t, d, c.pp));
+      }
+      return g;
+    case GroupKind::CpRing:
+      // Every rank sends to its neighbour at once: one pair per rank, the simulated rank's first.
+      if (!symmetric_) {
+        add({layout_.rank(c.tp, c.dp, c.pp), layout_.rank(c.tp, layout_.cp_next(c.dp), c.pp)});
+        return g;
+      }
+      for (std::int64_t d = 0; d < layout_.dp(); ++d) {
+        for (std::int64_t t = 0; t < layout_.tp(); ++t) {
+          add({layout_.rank(t, d, c.pp), layout_.rank(t, layout_.cp_next(d), c.pp)});
+        }
       }
       return g;
     case GroupKind::Tied: break;

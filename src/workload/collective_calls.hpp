@@ -20,6 +20,8 @@ enum class GroupKind : int {
   Tied,  // the pair (first stage, last stage) that shares tied embeddings
   Ep,        // its expert-parallel group (RankLayout::ep_group)
   ExpertDp,  // the data-parallel group of its routed experts (RankLayout::expert_dp_group)
+  Cp,        // its context-parallel group (RankLayout::cp_group)
+  CpRing,    // the pair (rank, its CP ring neighbour) its ring attention sends to
 };
 
 class CollectiveCalls {

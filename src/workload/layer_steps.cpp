@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "attention_steps.hpp"
+#include "context_steps.hpp"
 #include "moe_steps.hpp"
 #include "step_emitter.hpp"
 #include "trnsim/workload/plan.hpp"
@@ -59,7 +60,11 @@ void layer_forward(const StepContext& c, std::int32_t layer, Category category, 
   em.enter_region();
   em.kernel(matmul("qkv", OpClass::Matmul, t, qkv, d.hidden, 1, e));
   if (d.rotary) em.kernel(rotary(c, "rotary"));
-  attention_forward(c, em);
+  if (c.cp > 1) {
+    steps::context_attention_forward(c, em);
+  } else {
+    attention_forward(c, em);
+  }
   em.kernel(matmul("attn_out", OpClass::Matmul, t, d.hidden, d.q_width(), 1, e));
   em.leave_region();
   em.kernel(residual(c, "residual1"));
@@ -79,9 +84,10 @@ void layer_forward(const StepContext& c, std::int32_t layer, Category category, 
 void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   layer_boundary(out);
   if (c.recompute == Recompute::Full) layer_forward(c, layer, Category::Recompute, out);
-  // The flash kernel rebuilds the probabilities in the backward pass whatever the mode.
-  if (c.recompute == Recompute::Selective ||
-      (c.recompute == Recompute::None && c.attention == hw::AttentionKernel::Flash)) {
+  // The flash kernel rebuilds the probabilities in the backward pass whatever the mode (under CP
+  // inside each block's backward: context_steps.hpp).
+  if (c.cp == 1 && (c.recompute == Recompute::Selective ||
+                    (c.recompute == Recompute::None && c.attention == hw::AttentionKernel::Flash))) {
     Emitter rec(c, layer, Category::Recompute, out);
     steps::attention_rebuild(c, rec);
   }
@@ -105,7 +111,11 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   em.leave_region_backward(2);
   em.kernel(matmul("attn_out_dgrad", OpClass::Matmul, t, d.q_width(), d.hidden, 1, e));
   em.kernel(steps::wgrad(c, "attn_out_wgrad", d.q_width(), d.hidden, t, e));
-  attention_backward(c, em);
+  if (c.cp > 1) {
+    steps::context_attention_backward(c, em);
+  } else {
+    attention_backward(c, em);
+  }
   if (d.rotary) em.kernel(rotary(c, "rotary_bwd"));
   em.kernel(matmul("qkv_dgrad", OpClass::Matmul, t, d.hidden, qkv, 1, e));
   em.enter_region_backward(steps::wgrad(c, "qkv_wgrad", d.hidden, qkv, t, e));

@@ -17,15 +17,18 @@ struct Step {
   // Cut: a task boundary where a tensor-parallel collective stands when tp > 1, kept at tp = 1
   // so that tasks have the same granularity (and layer attribution) with and without TP.
   // EpCollective: an all-to-all on the expert-parallel group (a Cut at ep = 1).
-  enum class Kind : std::uint8_t { Kernel, TpCollective, Cut, EpCollective };
+  // CpCollective: a K/V exchange on the context-parallel group (context_steps.hpp): send-recv to
+  // the ring neighbour, or an all-gather / reduce-scatter over the CP group.
+  enum class Kind : std::uint8_t { Kernel, TpCollective, Cut, EpCollective, CpCollective };
   Kind kind = Kind::Kernel;
   Category category = Category::Forward;
   std::int32_t layer = -1;
   cost::Kernel kernel;                          // Kind::Kernel
-  CollectiveOp op = CollectiveOp::AllReduce;    // Kind::TpCollective (EpCollective), on the TP (EP) group
+  CollectiveOp op = CollectiveOp::AllReduce;    // Kind::TpCollective (EpCollective, CpCollective): TP (EP, CP) group
   double bytes = 0;                             //   per-rank buffer (nccl-tests convention)
-  // Kind::TpCollective: runs alongside the compute that follows it up to the next Cut; what comes
-  // after that Cut waits for both (the software's TP overlap, Overlap::tp_comm).
+  // Kind::TpCollective (CpCollective): runs alongside the compute that follows it up to the next
+  // Cut; what comes after that Cut waits for both (the software's TP overlap, Overlap::tp_comm;
+  // ring attention's next block).
   bool overlapped = false;
 };
 using Steps = std::vector<Step>;
@@ -34,7 +37,10 @@ using Steps = std::vector<Step>;
 struct StepContext {
   LayerDims d;
   std::int64_t micro_batch = 1;  // sequences (b)
-  std::int64_t seq_len = 0;      // s
+  std::int64_t seq_len = 0;      // s: the rank's tokens of a sequence (the sequence / cp)
+  // Context parallelism: ranks the sequence is split over, and how they exchange K/V.
+  std::int64_t cp = 1;
+  CpAttention cp_attention = CpAttention::Ring;
   double act_bytes = 2;          // activation element size
   bool sequence_parallel = false;
   Recompute recompute = Recompute::None;

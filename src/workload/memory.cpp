@@ -52,7 +52,7 @@ double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const Tr
                               Recompute mode) {
   const LayerDims d = layer_dims(model, plan.tp);
   const double e = activation_bytes(training.precision);
-  const double t = dbl(plan.micro_batch) * dbl(training.seq_len);
+  const double t = dbl(plan.micro_batch) * dbl(plan.local_seq(training.seq_len));
   const double h = dbl(d.hidden);
   const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
   if (mode == Recompute::Full) return sigma * e * t * h;
@@ -60,9 +60,10 @@ double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const Tr
   bytes += 2 * e * t * dbl(d.q_width()) + 2 * e * t * dbl(d.kv_width());
   bytes += (d.swiglu ? 3 : 2) * e * t * dbl(d.ffn);
   // Only materialized attention keeps the s x s probabilities (and dropout mask) for backward.
+  // Under CP: cp blocks of (s / cp)^2 (context_steps.hpp).
   if (mode == Recompute::None && training.attention == hw::AttentionKernel::Materialized) {
-    const double s = dbl(training.seq_len);
-    bytes += dbl(plan.micro_batch) * dbl(d.heads) * s * s * (d.dropout ? 2 * e + 1 : e);
+    const double s = dbl(plan.local_seq(training.seq_len));
+    bytes += dbl(plan.cp) * dbl(plan.micro_batch) * dbl(d.heads) * s * s * (d.dropout ? 2 * e + 1 : e);
   }
   return bytes;
 }
@@ -73,7 +74,7 @@ double moe_layer_activation_bytes(const ModelSpec& model, const Plan& plan, cons
   if (mode == Recompute::Full) return dense;
   const LayerDims d = layer_dims(model, plan.tp, plan.ep);
   const double e = activation_bytes(training.precision);
-  const double t = dbl(plan.micro_batch) * dbl(training.seq_len);
+  const double t = dbl(plan.micro_batch) * dbl(plan.local_seq(training.seq_len));
   const double h = dbl(d.hidden);
   const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
   const double m = d.swiglu ? 3 : 2;
@@ -88,7 +89,7 @@ double moe_layer_activation_bytes(const ModelSpec& model, const Plan& plan, cons
 
 namespace {
 
-// ZeRO-2 and -3 (build_step.cpp, FsdpUnit): gradients and optimizer states sharded over dp,
+// ZeRO-2 and -3 (build_step.cpp, FsdpUnit): gradients and optimizer states sharded over dp x cp,
 // besides the unsharded gradients of one layer (before its reduce-scatter) and of the root unit
 // (embedding, final norm and head). ZeRO-3 (FSDP) shards the parameters too, besides the
 // gathered root (held through a pass) and two layers (the one computing and the one prefetched).
@@ -104,7 +105,7 @@ void sharded_state(const ModelSpec& model, const Plan& plan, const LayerDims& d,
     }
   }
   const double root = m.parameters - layers;
-  const double dp = dbl(plan.dp);
+  const double dp = dbl(plan.grad_dp());
   if (plan.zero == 3) m.weights = (m.parameters / dp + root + 2 * unit) * bytes(precision.weights);
   m.gradients = m.parameters / dp * bytes(precision.grad_accumulation) + (unit + root) * bytes(precision.gradients);
   m.optimizer = m.parameters * state / dp;
@@ -120,8 +121,14 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
   const LayerDims d = layer_dims(model, plan.tp, plan.ep);
   const std::int64_t positions = model.max_positions > 0 ? model.max_positions : training.seq_len;
   const double e = activation_bytes(training.precision);
-  const double t = dbl(plan.micro_batch) * dbl(training.seq_len);
+  const double t = dbl(plan.micro_batch) * dbl(plan.local_seq(training.seq_len));
   const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
+  // K/V in flight under CP (memory.hpp): ring, two blocks of K and V and, in the backward, of dK
+  // and dV; all-gather, the sequence's K and V and their gradients.
+  const double kv = 2 * e * t * dbl(d.kv_width());
+  const double kv_in_flight = plan.cp == 1                                     ? 0
+                              : software.cp_attention == CpAttention::AllGather ? 2 * dbl(plan.cp) * kv
+                                                                                : 4 * kv;
   // The largest layer's kept activations (a MoE layer's may exceed a dense one's).
   const double layer_kept =
       d.experts == 0 ? layer_activation_bytes(model, plan, training, Recompute::Selective)
@@ -144,9 +151,9 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
     m.weights = m.parameters * bytes(precision.weights);
     m.gradients = m.parameters * bytes(precision.grad_accumulation);
     const double state = bytes(precision.master_weights) + moments * bytes(precision.optimizer_states);
-    m.optimizer = split.dense * state / (plan.zero == 1 ? dbl(plan.dp) : 1.0);
-    if (split.experts > 0) m.optimizer += split.experts * state / (plan.zero == 1 ? dbl(plan.dp / plan.ep) : 1.0);
-    if (plan.zero >= 2 && plan.dp > 1) sharded_state(model, plan, d, p, precision, state, m);
+    m.optimizer = split.dense * state / (plan.zero == 1 ? dbl(plan.grad_dp()) : 1.0);
+    if (split.experts > 0) m.optimizer += split.experts * state / (plan.zero == 1 ? dbl(plan.grad_dp() / plan.ep) : 1.0);
+    if (plan.zero >= 2 && plan.grad_dp() > 1) sharded_state(model, plan, d, p, precision, state, m);
     const auto order = stage_schedule(plan.schedule, plan.pp, p, plan.micro_batches, plan.virtual_stages);
     m.units_in_flight = peak_units_in_flight(order);
     // Chunks of one stage may differ by a layer (uneven split): weigh each unit by its chunk, a
@@ -175,7 +182,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
       const double head = sigma * e * t * dbl(d.hidden) + t * dbl(d.vocab) * (e + 4);
       m.embedding_logits += dbl(peak_units_in_flight(last)) * head;
     }
-    m.workspace = layer_kept + 2 * e * t * dbl(d.hidden);
+    m.workspace = layer_kept + 2 * e * t * dbl(d.hidden) + kv_in_flight;
     est.stages.push_back(m);
   }
   return est;

@@ -47,6 +47,7 @@ Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const Paral
   p.pp = par.pp;
   p.dp = par.dp;
   p.ep = par.ep;
+  p.cp = par.cp;
   p.sequence_parallel = require(par.sequence_parallel, "/parallelism/sequence_parallel");
   p.zero = require(par.zero, "/parallelism/zero");
   p.schedule = require(par.schedule, "/parallelism/schedule");

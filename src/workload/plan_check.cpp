@@ -72,6 +72,28 @@ void check_experts(const ModelSpec& m, const TrainingSpec& t, const ParallelismS
          "moe_capacity_factor in (0, 1)");
 }
 
+// Context parallelism (specs.hpp, context_steps.hpp): the sequence splits into cp equal parts;
+// a causal model's load balancing splits it into 2 cp chunks (each rank holds chunks i and
+// 2 cp - 1 - i), so 2 cp must divide it; under sequence parallelism each rank's part splits over tp.
+void check_context(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec& p) {
+  require_positive(p.cp, "/parallelism/cp");
+  if (p.cp == 1) return;
+  const bool causal = m.arch == ModelArch::Decoder;
+  const std::int64_t parts = causal ? 2 * p.cp : p.cp;
+  if (t.seq_len % parts != 0)
+    fail("/parallelism/cp",
+         causal ? fmt::format("2 x cp = {} does not divide seq_len ({}): causal load balancing gives each of the {} "
+                              "ranks two mirrored chunks of the sequence",
+                              parts, t.seq_len, p.cp)
+                : fmt::format("{} does not divide seq_len ({})", p.cp, t.seq_len),
+         "cp does not split seq_len evenly");
+  if (p.sequence_parallel.value_or(false) && (t.seq_len / p.cp) % p.tp != 0)
+    fail("/parallelism/cp", fmt::format("tp ({}) does not divide the rank's seq_len / cp = {} / {} under sequence "
+                                        "parallelism",
+                                        p.tp, t.seq_len, p.cp),
+         "sequence parallelism: tp does not divide seq_len / cp");
+}
+
 }  // namespace
 
 void check_rank_order(const std::string& order) {
@@ -140,9 +162,18 @@ void check_plan(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec
          "tp does not divide ffn_hidden");
 
   check_experts(m, t, p);
+  check_context(m, t, p);
 
+  if (p.cp > 1) {
+    const std::int64_t ranks = p.tp * p.cp * p.pp * p.dp;
+    if (total_ranks > 0 && ranks != total_ranks)
+      fail("/parallelism", fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {} does not match the cluster's {} ranks{}",
+                                       p.tp, p.cp, p.pp, p.dp, ranks, total_ranks,
+                                       ranks_detail.empty() ? std::string() : fmt::format(" ({})", ranks_detail)),
+           "tp x cp x pp x dp does not match the cluster's ranks");
+  }
   const std::int64_t ranks = p.tp * p.pp * p.dp;
-  if (total_ranks > 0 && ranks != total_ranks)
+  if (total_ranks > 0 && ranks != total_ranks && p.cp == 1)
     fail("/parallelism", ranks_detail.empty()
                              ? fmt::format("tp x pp x dp = {} x {} x {} = {} does not match the cluster's {} ranks",
                                            p.tp, p.pp, p.dp, ranks, total_ranks)

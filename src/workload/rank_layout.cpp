@@ -8,9 +8,12 @@
 
 namespace trnsim::workload {
 
-RankLayout::RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const std::string& order, std::int64_t ep)
-    : tp_(tp), dp_(dp), pp_(pp), ep_(ep) {
-  if (ep < 1 || dp % ep != 0) throw InternalError(fmt::format("RankLayout: ep {} does not divide dp {}", ep, dp));
+RankLayout::RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const std::string& order, std::int64_t ep,
+                       std::int64_t cp)
+    : tp_(tp), dp_(dp), pp_(pp), ep_(ep), cp_(cp) {
+  if (cp < 1 || dp % cp != 0) throw InternalError(fmt::format("RankLayout: cp {} does not divide dp {}", cp, dp));
+  if (ep < 1 || (dp / cp) % ep != 0)
+    throw InternalError(fmt::format("RankLayout: ep {} does not divide dp / cp {}", ep, dp / cp));
   check_rank_order(order);
   std::vector<std::string> dims;
   std::stringstream in(order);
@@ -53,25 +56,38 @@ std::vector<std::int32_t> RankLayout::dp_group(std::int64_t t, std::int64_t p) c
   return g;
 }
 
+// Under CP a coordinate d is replica d / cp at position d mod cp (plan.hpp).
 std::vector<std::int32_t> RankLayout::ep_group(std::int64_t t, std::int64_t d, std::int64_t p) const {
   std::vector<std::int32_t> g;
   g.reserve(static_cast<std::size_t>(ep_));
-  const std::int64_t first = d - d % ep_;
-  for (std::int64_t e = 0; e < ep_; ++e) g.push_back(rank(t, first + e, p));
+  const std::int64_t replica = d / cp_;
+  const std::int64_t first = replica - replica % ep_;
+  for (std::int64_t e = 0; e < ep_; ++e) g.push_back(rank(t, (first + e) * cp_ + d % cp_, p));
   return g;
 }
 
 std::vector<std::int32_t> RankLayout::expert_dp_group(std::int64_t t, std::int64_t d, std::int64_t p) const {
   std::vector<std::int32_t> g;
   g.reserve(static_cast<std::size_t>(dp_ / ep_));
-  for (std::int64_t x = d % ep_; x < dp_; x += ep_) g.push_back(rank(t, x, p));
+  const std::int64_t e = (d / cp_) % ep_;
+  for (std::int64_t replica = e; replica < dp_ / cp_; replica += ep_) {
+    for (std::int64_t c = 0; c < cp_; ++c) g.push_back(rank(t, replica * cp_ + c, p));
+  }
+  return g;
+}
+
+std::vector<std::int32_t> RankLayout::cp_group(std::int64_t t, std::int64_t d, std::int64_t p) const {
+  std::vector<std::int32_t> g;
+  g.reserve(static_cast<std::size_t>(cp_));
+  const std::int64_t first = d - d % cp_;
+  for (std::int64_t c = 0; c < cp_; ++c) g.push_back(rank(t, first + c, p));
   return g;
 }
 
 std::int64_t ep_groups_spanning_instances(const RankLayout& layout, std::int64_t ranks_per_instance) {
   if (ranks_per_instance <= 0 || layout.ep() == 1) return 0;
   std::int64_t spanning = 0;
-  for (std::int64_t d = 0; d < layout.dp(); d += layout.ep()) {
+  for (std::int64_t d = 0; d < layout.dp(); d += layout.ep() * layout.cp()) {
     std::set<std::int64_t> instances;
     for (auto r : layout.ep_group(0, d, 0)) instances.insert(r / ranks_per_instance);
     if (instances.size() > 1) ++spanning;

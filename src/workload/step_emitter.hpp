@@ -71,6 +71,17 @@ class Emitter {
     s.bytes = bytes;
     out_.push_back(std::move(s));
   }
+  // A K/V exchange on the context-parallel group (context_steps.hpp); only at cp > 1.
+  void context_collective(CollectiveOp op, double bytes, bool overlapped) {
+    Step s;
+    s.kind = Step::Kind::CpCollective;
+    s.category = cat_;
+    s.layer = layer_;
+    s.op = op;
+    s.bytes = bytes;
+    s.overlapped = overlapped;
+    out_.push_back(std::move(s));
+  }
   void cut() {
     Step s;
     s.kind = Step::Kind::Cut;

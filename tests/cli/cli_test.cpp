@@ -126,6 +126,13 @@ TEST_CASE("cli: a bad override exits 2 and names it") {
   CHECK_THAT(r.err, Catch::Contains("--set parallelism.tpp=2: /parallelism/tpp does not exist"));
 }
 
+TEST_CASE("cli: a context-parallel degree that cannot split the sequence exits 2 naming /parallelism/cp") {
+  // tiny-trn1: seq_len 128; load balancing cuts it into 2 x cp = 6 chunks, which 128 is not a multiple of.
+  const auto r = run("run '" + example("tiny-trn1.json") + "' --dry-run --set parallelism.cp=3");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/parallelism/cp: 2 x cp = 6 does not divide seq_len (128)"));
+}
+
 TEST_CASE("cli: an unknown option is a usage error, exit 2") {
   CHECK(run("run --no-such-flag").code == 2);
 }

@@ -55,6 +55,20 @@ TEST_CASE("cli sweep: merged shards print and write what the unsharded sweep doe
   for (const fs::path& p : {whole_csv, merged_csv, p0, p1}) fs::remove(p);
 }
 
+TEST_CASE("cli sweep: --cp sweeps context parallelism, dp derived over tp x pp x cp") {
+  // tiny-trn1 (2 ranks, seq_len 128) at tp 1: cp 1 leaves dp 2, cp 2 dp 1 (128 splits into
+  // 2 cp = 4 chunks); cp 3 does not divide the 2 ranks. 3 points: 1 invalid, 2 simulated.
+  const fs::path csv = scratch("cp.csv");
+  const auto r = run(fmt::format("sweep '{}' --tp 1 --cp 1,2,3 --csv '{}'", example("tiny-trn1.json"), csv.string()));
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("plans: 3 enumerated; 1 invalid, 0 out of memory, 2 simulated"));
+  CHECK_THAT(r.out, Catch::Contains("1  tp x pp x cp does not divide the cluster's ranks"));
+  CHECK_THAT(slurp(csv), Catch::Contains("parallelism.cp"));
+  fs::remove(csv);
+  CHECK(run(fmt::format("sweep '{}' --cp 0", example("tiny-trn1.json"))).code == 2);
+  CHECK(run(fmt::format("sweep '{}' --cp 2 --vary parallelism.cp=1,2", example("tiny-trn1.json"))).code == 2);
+}
+
 TEST_CASE("cli sweep: bad options are input errors (exit 2)") {
   CHECK(sweep("--shard 2/2").code == 2);
   CHECK(sweep("--sp maybe").code == 2);

@@ -100,6 +100,27 @@ TEST_CASE("findings: out of memory names the dominant term and comes first") {
   }
 }
 
+TEST_CASE("findings: ring transfers that outlast their attention blocks are cp_exposed, not exposed_tp_comm") {
+  // 1 trn1.32xlarge, tp 1, cp 16, dp 2 = 32 ranks. Each rank holds 1024 / 16 = 64 tokens: a
+  // block's attention is 16 heads x 64^2 / 2 scores, microseconds (the run's 1.2 ms of attention
+  // are 2 layers x 16 blocks forward and backward: under 20 us a block). With a collective launch
+  // cost of 1 ms (calibration collective_launch_us) every ring transfer outlasts its block by
+  // more than 0.9 ms: the forward alone exposes 2 layers x 15 transfers x 0.9 ms = 27 ms, while
+  // the gradient all-reduce is one call. tp = 1: the CP exchanges are the only work on the TP
+  // stream, so the whole exposed TP part is theirs, and the finding claims it.
+  auto doc = test::small_decoder(1, 2, 1, 1, 2, 2);
+  doc["parallelism"]["cp"] = 16;
+  const auto a = test::analyse_json(doc, {"cluster.calibration.collective_launch_us=1000"});
+  const auto& r = a.report;
+  INFO(rules(r));
+  REQUIRE_FALSE(r.findings.empty());
+  CHECK(r.findings.front().rule == "cp_exposed");
+  CHECK(r.findings.front().seconds == Approx(part(r, report::Part::ExposedTp)).epsilon(1e-9));
+  CHECK(r.cp_exposed_s > 2 * 15 * 0.9e-3);
+  for (const auto& f : r.findings) CHECK(f.rule != "exposed_tp_comm");
+  CHECK_THAT(r.findings.front().suggestion, Catch::Contains("parallelism.cp"));
+}
+
 TEST_CASE("findings: ranked by seconds, each with evidence and a suggestion") {
   const auto a = test::analyse_json(test::small_decoder(1, 8, 4, 8, 1, 8));
   const auto& f = a.report.findings;

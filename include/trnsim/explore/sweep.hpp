@@ -7,11 +7,12 @@
 // outermost, in the order given, each in its values' order; then tp, pp, dp, micro_batch,
 // virtual_stages, recompute, zero, sequence_parallel, each in the order given. An axis that is not
 // given has one value: the experiment's (null stays null and the plan rule fills it,
-// replay/plan_rule.hpp), except dp, which is then derived: the cluster's ranks / (tp x pp).
+// replay/plan_rule.hpp), except dp, which is then derived: the cluster's ranks / (tp x pp x cp),
+// cp the experiment's (or a --vary value's; `trnsim sweep --cp` is a --vary axis on it).
 //
 // Each point ends in one of three states, checked in this order:
 //   invalid        the plan cannot run the model on the batch and cluster (workload::check_plan,
-//                  the plan rule's kv-heads check) or tp x pp does not divide the ranks (dp
+//                  the plan rule's kv-heads check) or tp x pp (x cp) does not divide the ranks (dp
 //                  derived): counted by the rule broken (InputError::reason);
 //   out_of_memory  the resolved plan's memory estimate exceeds a rank's HBM share in some stage:
 //                  not simulated;

@@ -15,6 +15,10 @@
 // (gradient_bucket_bytes) launches when its last gradient is ready: all-reduce, or under ZeRO-1
 // reduce-scatter, then the optimizer on the shard and all-gathers of the updated parameters in
 // the same buckets. Tied embeddings on separate first and last stages are all-reduced between them.
+//
+// CP (context parallelism, Plan::cp): every task works on the rank's s / cp tokens; each layer's
+// attention core runs as cp blocks with the K/V exchanges of src/workload/context_steps.hpp
+// between them (Category::CpComm, on the TP stream); gradients go over the dp x cp ranks.
 #include <cstdint>
 
 #include "trnsim/workload/software.hpp"

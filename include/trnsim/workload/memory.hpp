@@ -44,6 +44,12 @@
 // through a pass, two layers gathered at once under one unit of prefetch).
 // Workspace: one layer's kept activations (backward gradient buffers) plus the largest TP
 // collective buffer (2 e T h: the SP backward's double all-gather).
+// Context parallelism (cp > 1): T above is the rank's b s / cp tokens, so activations, logits and
+// workspace divide by cp (materialized attention keeps its cp blocks of (s / cp)^2 scores); the
+// ZeRO and FSDP shards divide by dp x cp (Plan::grad_dp). The workspace adds the K/V in flight:
+// ring attention the block being used and the one arriving, each K and V (4 e T kv_r), and in the
+// backward their dK, dV (4 e T kv_r more); all-gather the sequence's K and V (2 e cp T kv_r) and
+// in the backward their gradients before the reduce-scatter (the same again).
 #include <cstdint>
 #include <string>
 #include <vector>

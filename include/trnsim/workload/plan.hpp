@@ -24,6 +24,7 @@ struct ResolvedPlan {
 struct Plan {
   std::int64_t tp = 1, pp = 1, dp = 1;
   std::int64_t ep = 1;               // expert-parallel ranks, a divisor of dp (specs.hpp)
+  std::int64_t cp = 1;               // context-parallel ranks: each sequence split over cp (specs.hpp)
   std::int64_t micro_batch = 1;      // sequences per micro-batch
   std::int64_t micro_batches = 1;    // micro-batches per pipeline per step
   std::int64_t virtual_stages = 1;   // model chunks per pipeline rank
@@ -32,7 +33,12 @@ struct Plan {
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   Recompute recompute = Recompute::Selective;
   std::string rank_order = "tp,dp,pp";
-  std::int64_t ranks() const { return tp * pp * dp; }
+  std::int64_t ranks() const { return tp * cp * pp * dp; }
+  // The ranks that hold the same parameters (one stage, one TP shard): dp x cp. Gradients are
+  // reduced, and ZeRO / FSDP shard, over them (as Megatron-LM and TorchTitan do under CP).
+  std::int64_t grad_dp() const { return dp * cp; }
+  // Tokens of one sequence on one rank.
+  std::int64_t local_seq(std::int64_t seq_len) const { return seq_len / cp; }
   // Model chunks ("virtual stages") in pipeline order: chunk k lives on stage k mod pp.
   std::int64_t chunks() const { return pp * virtual_stages; }
   // Layers of chunk k and the global index of its first layer, by the split rule below.
@@ -81,33 +87,46 @@ Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const Paral
 
 // Rank numbering: the order string lists dimensions fastest first; for "tp,dp,pp",
 // rank = tp_i + tp * (dp_i + dp * pp_i).
-// Expert parallelism splits the DP coordinate: ep_i = dp_i mod ep varies fastest, so the EP group
-// of a rank is the ep consecutive DP coordinates around it (with "tp,dp,pp": the order tp, ep,
-// dp, pp, an EP group of tp-strided ranks inside an instance when tp x ep fits one), and the
-// data-parallel group of its experts (expert-DP) the dp / ep coordinates with the same ep_i.
+// Context parallelism widens the DP dimension of the layout to cp x dp coordinates, CP fastest:
+// coordinate d holds cp_i = d mod cp of data-parallel replica d / cp (with "tp,dp,pp": the order
+// tp, cp, dp, pp). So Coord::dp, dp() and dp_group span the cp x dp ranks that hold the same
+// parameters (the gradient group), and the CP group of a rank is the cp consecutive coordinates
+// around it. At cp = 1 every coordinate is as before.
+// Expert parallelism splits the data-parallel replica index r = d / cp: ep_i = r mod ep varies
+// fastest after CP, so the EP group of a rank is the ep replicas around it with its cp_i (with
+// "tp,dp,pp": the order tp, cp, ep, dp, pp; at cp = 1 an EP group of tp-strided ranks inside an
+// instance when tp x ep fits one), and the data-parallel group of its experts (expert-DP) the
+// cp x dp / ep coordinates with the same ep_i.
 class RankLayout {
  public:
   struct Coord {
     std::int64_t tp = 0, dp = 0, pp = 0;
   };
-  // Contract: throws InputError as check_rank_order does; ep divides dp (check_plan's).
-  RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const std::string& order, std::int64_t ep = 1);
+  // Contract: throws InputError as check_rank_order does; `dp` is the layout's cp x dp
+  // coordinates; ep divides dp / cp (check_plan's).
+  RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const std::string& order, std::int64_t ep = 1,
+             std::int64_t cp = 1);
   std::int32_t rank(std::int64_t tp_i, std::int64_t dp_i, std::int64_t pp_i) const;
   Coord coord(std::int32_t rank) const;
   std::int32_t size() const { return static_cast<std::int32_t>(tp_ * dp_ * pp_); }
   // Groups in ring order (increasing coordinate along the group's dimension).
   std::vector<std::int32_t> tp_group(std::int64_t dp_i, std::int64_t pp_i) const;
   std::vector<std::int32_t> dp_group(std::int64_t tp_i, std::int64_t pp_i) const;
-  // The EP group of DP coordinate dp_i (ep ranks) and its experts' data-parallel group (dp / ep).
+  // The EP group of DP coordinate dp_i (ep ranks) and its experts' data-parallel group
+  // (dp() / ep ranks: cp x dp / ep).
   std::vector<std::int32_t> ep_group(std::int64_t tp_i, std::int64_t dp_i, std::int64_t pp_i) const;
   std::vector<std::int32_t> expert_dp_group(std::int64_t tp_i, std::int64_t dp_i, std::int64_t pp_i) const;
+  // The CP group of coordinate dp_i (cp ranks, in ring order), and the coordinate its ring sends to.
+  std::vector<std::int32_t> cp_group(std::int64_t tp_i, std::int64_t dp_i, std::int64_t pp_i) const;
+  std::int64_t cp_next(std::int64_t dp_i) const { return dp_i - dp_i % cp_ + (dp_i % cp_ + 1) % cp_; }
   std::int64_t ep() const { return ep_; }
+  std::int64_t cp() const { return cp_; }
   std::int64_t tp() const { return tp_; }
   std::int64_t dp() const { return dp_; }
   std::int64_t pp() const { return pp_; }
 
  private:
-  std::int64_t tp_, dp_, pp_, ep_;
+  std::int64_t tp_, dp_, pp_, ep_, cp_;
   std::int64_t stride_tp_ = 1, stride_dp_ = 1, stride_pp_ = 1;
 };
 

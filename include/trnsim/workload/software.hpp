@@ -113,6 +113,15 @@ struct Overlap {
 // except under bf16-sr. Defined in workload/software.cpp.
 PrecisionRecipe default_recipe(Precision p);
 
+// How attention exchanges K/V over the context-parallel group (parallelism.cp > 1).
+enum class CpAttention : std::uint8_t {
+  Ring,       // ring attention: cp - 1 block transfers to the ring neighbour, each alongside a block
+  AllGather,  // K/V all-gathered over the CP group before attention, dK/dV reduce-scattered after
+};
+constexpr auto enum_table(CpAttention) {
+  return std::array{EnumName{CpAttention::Ring, "ring"}, EnumName{CpAttention::AllGather, "allgather"}};
+}
+
 struct SoftwareSpec;
 // Mixture of experts: the routed load of the simulated rank over the mean
 // (workload/moe_steps.hpp): training.moe_imbalance, capped at moe_capacity_factor when the
@@ -147,6 +156,8 @@ struct SoftwareSpec {
   // expert's buffer is padded up to capacity (Megatron-Core --moe-pad-expert-input-to-capacity);
   // false, the tokens beyond it are dropped and the rest run unpadded.
   bool moe_pad_to_capacity = false;
+  // Context parallelism's K/V exchange (workload/context_steps.hpp).
+  CpAttention cp_attention = CpAttention::Ring;
   net::CollectivePolicy collectives;
   PrecisionRecipe precision_for(Precision p) const {
     for (const PrecisionEntry& e : precision) {

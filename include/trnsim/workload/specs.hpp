@@ -122,6 +122,11 @@ struct ParallelismSpec {
   // divides dp and the experts); the EP group is the ep consecutive DP coordinates, i.e. the rank
   // order tp, ep, dp, pp within "tp,dp,pp" (plan.hpp, RankLayout).
   std::int64_t ep = 1;
+  // Context parallelism: each sequence split over cp ranks that hold the same parameters (ring
+  // attention, or an all-gather of K/V, as SoftwareSpec::cp_attention says; workload/
+  // context_steps.hpp). The CP group is the cp consecutive coordinates just faster than DP (with
+  // "tp,dp,pp": the order tp, cp, ep, dp, pp); gradients are reduced over dp x cp (plan.hpp).
+  std::int64_t cp = 1;
 };
 
 }  // namespace trnsim::workload

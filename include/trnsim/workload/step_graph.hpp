@@ -57,13 +57,18 @@ enum class Category : std::uint8_t {
   // on the rank's TpComm stream (in-layer communication) and count as exposed TP time in the
   // breakdown; the moe_all_to_all finding names them.
   EpComm,
+  // Context parallelism's K/V exchanges on the CP group (ring send/recv between neighbours, or
+  // the all-gather and reduce-scatter of K/V): on the TpComm stream too, counted as exposed TP
+  // time in the breakdown; the cp_exposed finding names them.
+  CpComm,
 };
 constexpr auto enum_table(Category) {  // spellings of trace files (trace/trace.hpp)
   using enum Category;
   return std::array{EnumName{Forward, "forward"},     EnumName{Backward, "backward"},
                     EnumName{Recompute, "recompute"}, EnumName{Optimizer, "optimizer"},
                     EnumName{TpComm, "tp_comm"},      EnumName{DpComm, "dp_comm"},
-                    EnumName{PpComm, "pp_comm"},      EnumName{EpComm, "ep_comm"}};
+                    EnumName{PpComm, "pp_comm"},      EnumName{EpComm, "ep_comm"},
+                    EnumName{CpComm, "cp_comm"}};
 }
 
 // The network layer's operations (all-reduce, reduce-scatter, all-gather, all-to-all, broadcast).

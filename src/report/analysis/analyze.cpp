@@ -34,6 +34,44 @@ std::vector<double> stage_compute(const replay::StepRun& run) {
   return out;
 }
 
+// Seconds of `rank`'s CP exchanges (Category::CpComm, from the call's start on the network) with no
+// compute task of the rank running: what a ring block's transfer adds beyond the block's attention.
+// The exchanges share one stream, so they do not overlap each other; one pass over both sorted lists.
+double cp_exposed_seconds(const replay::StepRun& run, std::int32_t rank) {
+  using Span = std::pair<sim::Time, sim::Time>;
+  std::vector<Span> compute, exchanges;
+  for (std::size_t t = 0; t < run.graph.tasks.size(); ++t) {
+    const auto& task = run.graph.tasks[t];
+    if (task.rank != rank) continue;
+    const auto& span = run.timeline.spans[t];
+    if (task.kind == workload::TaskKind::Compute) compute.emplace_back(span.start, span.end);
+    if (task.category == workload::Category::CpComm) exchanges.emplace_back(span.active, span.end);
+  }
+  if (exchanges.empty()) return 0;
+  std::sort(compute.begin(), compute.end());
+  std::sort(exchanges.begin(), exchanges.end());
+  // Merge the compute spans into disjoint ones.
+  std::vector<Span> busy;
+  for (const Span& c : compute) {
+    if (!busy.empty() && c.first <= busy.back().second) {
+      busy.back().second = std::max(busy.back().second, c.second);
+    } else {
+      busy.push_back(c);
+    }
+  }
+  double exposed = 0;
+  std::size_t b = 0;
+  for (const auto& [begin, end] : exchanges) {
+    while (b < busy.size() && busy[b].second <= begin) ++b;
+    sim::Time covered = sim::Time::zero();
+    for (std::size_t k = b; k < busy.size() && busy[k].first < end; ++k) {
+      covered += std::min(end, busy[k].second) - std::max(begin, busy[k].first);
+    }
+    exposed += (end - begin - covered).to_seconds();
+  }
+  return exposed;
+}
+
 // HBM-bound kernels of the bottleneck rank and its ideal compute time (StepReport fields). Each
 // Work is priced once and weighted by the number of the rank's tasks that run it; works with a
 // measured time (traces) have no kernel split and are left out.
@@ -123,9 +161,10 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, c
   r.simulated_ranks = static_cast<int>(run.graph.simulated_ranks.size());
   r.tasks = run.graph.tasks.size();
   r.events = run.timeline.events;
+  if (r.plan.cp > 1) r.cp_exposed_s = cp_exposed_seconds(run, r.breakdown.rank);
   if (input.model.is_moe()) {
     r.expert_load = workload::expert_load(training, input.software);
-    const workload::RankLayout layout(r.plan.tp, r.plan.dp, r.plan.pp, r.plan.rank_order, r.plan.ep);
+    const workload::RankLayout layout(r.plan.tp, r.plan.grad_dp(), r.plan.pp, r.plan.rank_order, r.plan.ep, r.plan.cp);
     // EFA joins instances, or UltraServers (whose instances share NeuronLink): the EFA domain.
     const std::int64_t per_domain = r.instances > 0 ? r.ranks / r.instances * input.cluster.instance.ultraserver_instances : 0;
     r.ep_groups_over_efa = workload::ep_groups_spanning_instances(layout, per_domain);

@@ -28,6 +28,7 @@ PathCategory category_of(const Task& task) {
     case Category::DpComm: return PathCategory::DpComm;
     case Category::PpComm: return PathCategory::PpSendRecv;
     case Category::EpComm: return PathCategory::TpComm;  // in-layer communication, like TP's
+    case Category::CpComm: return PathCategory::TpComm;
   }
   return PathCategory::Waiting;
 }

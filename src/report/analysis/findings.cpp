@@ -54,8 +54,9 @@ double ideal_bubble_share(const workload::Plan& p) {
 void exposed_communication(const StepReport& r, std::vector<Finding>& out) {
   const auto& p = r.plan;
   const double step = r.step_time_s;
-  // The MoE all-to-alls run on the TP stream: moe_all_to_all claims their time.
-  const double tp = std::max(0.0, part(r, Part::ExposedTp) - r.ep_all_to_all_s);
+  // The MoE all-to-alls and the CP K/V exchanges run on the TP stream: moe_all_to_all and
+  // cp_exposed claim their time.
+  const double tp = std::max(0.0, part(r, Part::ExposedTp) - r.ep_all_to_all_s - r.cp_exposed_s);
   const std::int64_t per_instance = r.instances > 0 ? r.ranks / r.instances : r.ranks;
   out.push_back({"exposed_tp_comm",
                  fmt::format("the bottleneck rank waits {:.4g} s ({:.1f} % of the step) on tensor-parallel "
@@ -80,7 +81,7 @@ void exposed_communication(const StepReport& r, std::vector<Finding>& out) {
                  "place consecutive stages on the same instance (parallelism.rank_order), or raise "
                  "training.micro_batch so fewer, larger activations cross"});
   const double dp = part(r, Part::ExposedDp);
-  if (p.zero == 3 && p.dp > 1) {
+  if (p.zero == 3 && p.grad_dp() > 1) {
     out.push_back({"fsdp_exposed_gather",
                    fmt::format("the bottleneck rank waits {:.4g} s ({:.1f} % of the step) on FSDP all-gathers (and "
                                "reduce-scatters) not hidden behind the previous layer's compute (dp = {}, {} "
@@ -135,6 +136,23 @@ void moe_rules(const StepReport& r, std::vector<Finding>& out) {
                  "balance the router (an auxiliary load-balancing loss, or DeepSeek-V3's bias-based balancing), "
                  "cap the load with training.moe_capacity_factor and token dropping, or hold more experts per "
                  "rank (lower parallelism.ep) so that their loads average out"});
+}
+
+// Context parallelism: the exchanges' time with the rank's compute idle (StepReport::cp_exposed_s).
+void context_rules(const StepReport& r, std::vector<Finding>& out) {
+  const auto& p = r.plan;
+  if (p.cp <= 1) return;
+  const double s = r.cp_exposed_s;
+  out.push_back({"cp_exposed",
+                 fmt::format("the bottleneck rank waits {:.4g} s ({:.1f} % of the step) on context-parallel K/V "
+                             "exchanges its attention does not hide (cp = {}, {} tokens per rank and sequence): a "
+                             "block's transfer outlasts the block's attention, or an exchange has no compute beside it",
+                             s, pct(s, r.step_time_s), p.cp, r.seq_len / p.cp),
+                 s,
+                 fmt::format("keep the CP group on faster links (tp x cp within an instance or UltraServer, tp and "
+                             "cp fastest in the rank order), fewer CP ranks (parallelism.cp, now {}: longer blocks "
+                             "per transfer), or ring attention instead of an all-gather (software cp_attention)",
+                             p.cp)});
 }
 
 void pipeline_rules(const StepReport& r, std::vector<Finding>& out) {
@@ -264,6 +282,7 @@ std::vector<Finding> find_bottlenecks(const StepReport& r, const std::vector<std
   std::vector<Finding> timed;
   exposed_communication(r, timed);
   moe_rules(r, timed);
+  context_rules(r, timed);
   pipeline_rules(r, timed);
   compute_rules(r, timed);
   std::vector<Finding> out = memory_findings(r);

@@ -33,6 +33,7 @@ std::string_view category_name(Category c) {
     case Category::DpComm: return "dp_comm";
     case Category::PpComm: return "pp_comm";
     case Category::EpComm: return "ep_comm";
+    case Category::CpComm: return "cp_comm";
   }
   return "?";
 }
@@ -127,7 +128,7 @@ class TraceWriter {
                                          loc.chip_in_instance, loc.core_in_chip);
     const std::int32_t stage = tasks_[i].empty() ? 0 : graph_.tasks[tasks_[i].front()].stage;
     name += fmt::format(" (stage {} of {}", stage, run_.plan.pp);
-    if (symmetric()) name += fmt::format("; stands for its stage's {} ranks", run_.plan.tp * run_.plan.dp);
+    if (symmetric()) name += fmt::format("; stands for its stage's {} ranks", run_.plan.tp * run_.plan.grad_dp());
     name += ")";
     metadata("process_name", rank, nullptr, {{"name", name}});
     metadata("process_sort_index", rank, nullptr, {{"sort_index", rank}});

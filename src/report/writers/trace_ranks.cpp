@@ -65,7 +65,7 @@ std::vector<std::int32_t> parse_rank_list(std::string_view text, std::int32_t to
 
 std::vector<std::int32_t> traced_ranks(const replay::StepRun& run, const std::vector<std::int32_t>& requested) {
   const workload::Plan& plan = run.plan;
-  const workload::RankLayout layout(plan.tp, plan.dp, plan.pp, plan.rank_order);
+  const workload::RankLayout layout(plan.tp, plan.grad_dp(), plan.pp, plan.rank_order, plan.ep, plan.cp);
   // A stage's representative: the rank build_step simulates for it under symmetry (TP 0, DP 0).
   const auto representative = [&](std::int64_t stage) {
     const std::int32_t r = layout.rank(0, 0, stage);

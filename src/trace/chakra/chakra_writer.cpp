@@ -36,7 +36,10 @@ pb::CollectiveCommType comm_type(CollectiveOp op) {
     case CollectiveOp::Broadcast: return pb::BROADCAST;
     case CollectiveOp::SendRecv: break;
   }
-  throw InternalError("chakra export: a send-recv collective (transfers are send and recv nodes)");
+  // Context parallelism's ring steps are send-recv calls on pairs; Chakra would need them as send
+  // and recv nodes, which this writer does not produce yet.
+  throw InputError("chakra export: context parallelism's ring K/V exchanges (send-recv on the CP ring) have no "
+                   "Chakra form here yet; export with --format json, or use software cp_attention allgather");
 }
 
 pb::Node chakra_node(const TraceNode& t, const StepGraph& g) {

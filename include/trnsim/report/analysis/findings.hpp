@@ -5,7 +5,8 @@
 //   exposed_tp_comm, pipeline_send_recv, exposed_dp_comm, pipeline_bubble, recompute: the
 //     bottleneck rank's breakdown part of that name (report/analysis/breakdown.hpp);
 //   (exposed_tp_comm less the MoE all-to-alls, which run on the TP stream and which
-//   moe_all_to_all claims: the bottleneck rank's seconds in them);
+//   moe_all_to_all claims: the bottleneck rank's seconds in them, and less the CP K/V exchanges
+//   cp_exposed claims: StepReport::cp_exposed_s, their seconds with no compute of the rank beside);
 //   fsdp_exposed_gather: under zero 3 in place of exposed_dp_comm, the same part (the per-layer
 //     gathers and reduce-scatters are the DP stream's work);
 //   expert_imbalance: the bottleneck rank's expert GEMM seconds x (1 - 1 / load), what a balanced

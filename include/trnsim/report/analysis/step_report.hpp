@@ -73,6 +73,10 @@ struct StepReport {
   // ranks span instances (UltraServers where the instance is part of one): their all-to-alls
   // cross EFA.
   double ep_all_to_all_s = 0;
+  // Context parallelism, of the bottleneck rank: seconds its CP K/V exchanges run with no compute
+  // of the rank alongside (a ring block's transfer outlasting the block's attention, or the
+  // all-gather and reduce-scatter of K/V, which nothing hides).
+  double cp_exposed_s = 0;
   double expert_compute_s = 0;
   double expert_load = 1;
   std::int64_t ep_groups_over_efa = 0;

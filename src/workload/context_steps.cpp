@@ -1,0 +1,60 @@
+#include "context_steps.hpp"
+
+#include "attention_steps.hpp"
+
+namespace trnsim::workload::steps {
+namespace {
+
+// Whether the backward rebuilds the probabilities (layer_backward's rule at cp = 1).
+bool rebuilds(const StepContext& c) {
+  return c.recompute == Recompute::Selective ||
+         (c.recompute == Recompute::None && c.attention == hw::AttentionKernel::Flash);
+}
+
+}  // namespace
+
+double kv_block_bytes(const StepContext& c) {
+  return 2 * dbl(c.tokens()) * dbl(c.d.kv_width()) * c.act_bytes;
+}
+
+void context_attention_forward(const StepContext& c, Emitter& em) {
+  const double block = kv_block_bytes(c);
+  if (c.cp_attention == CpAttention::AllGather) {
+    em.context_collective(CollectiveOp::AllGather, dbl(c.cp) * block, true);
+    attention_forward(c, em);
+    em.cut();
+    for (std::int64_t k = 1; k < c.cp; ++k) attention_forward(c, em);
+    return;
+  }
+  for (std::int64_t k = 0; k < c.cp; ++k) {
+    if (k + 1 < c.cp) em.context_collective(CollectiveOp::SendRecv, block, true);
+    attention_forward(c, em);
+    em.cut();
+  }
+}
+
+void context_attention_backward(const StepContext& c, Emitter& em) {
+  const double block = kv_block_bytes(c);
+  auto block_backward = [&] {
+    if (rebuilds(c)) attention_rebuild(c, em);
+    attention_backward(c, em);
+  };
+  if (c.cp_attention == CpAttention::AllGather) {
+    em.context_collective(CollectiveOp::AllGather, dbl(c.cp) * block, true);
+    block_backward();
+    em.cut();
+    for (std::int64_t k = 1; k < c.cp; ++k) block_backward();
+    em.context_collective(CollectiveOp::ReduceScatter, dbl(c.cp) * block, false);
+    return;
+  }
+  for (std::int64_t k = 0; k < c.cp; ++k) {
+    // K, V of block k + 1 (not after the last) and dK, dV of block k - 1 (not before the first).
+    const double bytes = (k + 1 < c.cp ? block : 0) + (k > 0 ? block : 0);
+    em.context_collective(CollectiveOp::SendRecv, bytes, true);
+    block_backward();
+    em.cut();
+  }
+  em.context_collective(CollectiveOp::SendRecv, block, false);
+}
+
+}  // namespace trnsim::workload::steps
