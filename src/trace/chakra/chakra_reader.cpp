@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/util/json_util.h>
 
 #include "chakra_et.pb.h"
@@ -146,6 +147,9 @@ struct RankReader {
         t.kind = NodeKind::Compute;
         if (ops > 0 || bytes > 0) {
           t.work = work(ops, bytes, -1, n.name());
+        } else if (n.duration_micros() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+          throw InputError(fmt::format("{}: duration_micros: expected at most {}, found {}", where(n),
+                                       std::numeric_limits<std::int64_t>::max(), n.duration_micros()));
         } else if (n.duration_micros() > 0) {
           t.work = work(0, 0, static_cast<std::int64_t>(n.duration_micros()), n.name());
         } else {
@@ -164,7 +168,8 @@ struct RankReader {
           case pb::ALL_TO_ALL: t.op = CollectiveOp::AllToAll; break;
           case pb::BROADCAST: t.op = CollectiveOp::Broadcast; break;
           default: {
-            const std::string name = pb::CollectiveCommType_IsValid(static_cast<int>(type))
+            const bool fits = type >= std::numeric_limits<int>::min() && type <= std::numeric_limits<int>::max();
+            const std::string name = fits && pb::CollectiveCommType_IsValid(static_cast<int>(type))
                                          ? pb::CollectiveCommType_Name(static_cast<pb::CollectiveCommType>(type))
                                          : "unknown";
             throw InputError(fmt::format("{}: collective type {} ({}) is not supported (supported: ALL_REDUCE, ALL_GATHER, "
@@ -264,7 +269,7 @@ struct RankReader {
       nlohmann::json j;
       try {
         in >> j;
-      } catch (const nlohmann::json::parse_error& e) {
+      } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number beyond double
         throw InputError(fmt::format("{}: object {}: not valid JSON: {}", file, message, e.what()));
       }
       const std::string text = j.dump();
@@ -290,7 +295,7 @@ std::map<std::string, std::uint32_t> read_groups(const ChakraFile& file, TraceDo
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(file.bytes);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number beyond double
     throw InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
   if (!j.is_object()) throw InputError(fmt::format("{}: expected an object of group names to rank lists, found {}", path, j.type_name()));
@@ -325,6 +330,9 @@ std::string file_bytes(const std::string& path) {
 
 TraceDocument parse_chakra(const std::string& prefix, const std::vector<ChakraFile>& ranks, const ChakraFile& groups,
                            ChakraEncoding encoding) {
+  // protobuf logs what it refuses (a string field that is not UTF-8, ...) on stderr; the refusal
+  // itself becomes an InputError, the one line an error gets.
+  const google::protobuf::LogSilencer quiet;
   TraceDocument doc;
   doc.file = prefix + ".<rank>" + extension(encoding);
   doc.format = encoding == ChakraEncoding::Binary ? "chakra" : "chakra-json";
