@@ -61,9 +61,9 @@ void add_sensitivity_command(CLI::App& app, Action& action) {
   cmd->add_option("--json", o->json_path, "Also write the result as JSON to this file");
   cmd->add_option("--html", o->html_path, "Also write a self-contained page (elasticities as bars, the table) to this file");
   o->memory.add_to(*cmd,
-                   "a sensitivity run whose simulations are (checked before the experiment's plan runs and again before "
-                   "the figures' and the capacity grid's: the largest plan's step, as `trnsim run` estimates it, times "
-                   "the simulations run at once, --threads)");
+                   "Refuse a sensitivity run estimated to need more memory than this, checked before the experiment's "
+                   "plan runs and again before the figures' and the capacity grid's simulations: the largest plan's "
+                   "step (as `trnsim run` estimates it) times the simulations run at once (--threads)");
 }
 
 }  // namespace trnsim::cli

@@ -223,9 +223,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "join the slices with `trnsim merge`");
   add_output_options(cmd, o->outputs);
   o->memory.add_to(*cmd,
-                   "a sweep whose simulations are (checked before any runs: the largest plan's step, as `trnsim run` "
-                   "estimates it, times the plans simulated at once, --threads, plus every point's outcome kept to the "
-                   "end)");
+                   "Refuse a sweep estimated, before any plan runs, to need more memory than this: the largest plan's "
+                   "step (as `trnsim run` estimates it) times the plans simulated at once (--threads), plus every "
+                   "point's outcome, kept to the end");
 }
 
 void add_merge_command(CLI::App& app, Action& action) {

@@ -69,7 +69,7 @@ TEST_CASE("cli sensitivity: bad input exits 2 and names it") {
   CHECK_THAT(missing.err, Catch::Contains("/nonexistent/experiment.json"));
 }
 
-TEST_CASE("cli sensitivity: --max-memory refuses it before the first simulation; --force runs it") {
+TEST_CASE("cli sensitivity: --max-memory refuses it before the first simulation, --force runs it") {
   // The experiment's plan is simulated first, alone: its estimate is what `trnsim run` gives it.
   const auto single = run(fmt::format("run '{}' --max-memory 1kB", example("tiny-trn1.json")));
   const std::string key = "the step would need about ";

@@ -84,7 +84,7 @@ std::string run_estimate() {
 
 }  // namespace
 
-TEST_CASE("cli sweep: --max-memory refuses a sweep whose largest plan times the threads exceeds it; --force runs it") {
+TEST_CASE("cli sweep: --max-memory refuses a sweep whose largest plan times the threads exceeds it, --force runs it") {
   // --recompute none,selective: the experiment's plan twice, and the step-size estimate does not
   // depend on recompute, so each plan needs what `trnsim run` estimates for it (X), and --threads
   // 2 simulates both at once.
