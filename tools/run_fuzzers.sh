@@ -10,6 +10,7 @@ seconds=${1:-1800}
 shift || true
 harnesses=("$@")
 [[ ${#harnesses[@]} -eq 0 ]] && harnesses=(experiment preset set)
+[[ $# -eq 0 ]] && harnesses+=(chakra)  # the Chakra trace reader (tests/fuzz/chakra_fuzz.cpp)
 run_one() {
   local h=$1 out=build/fuzz/findings/$1
   mkdir -p "$out"

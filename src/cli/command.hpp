@@ -65,7 +65,8 @@ struct MemoryLimitOption {
   std::string max_memory;  // "64GB", "16GiB", "500MB", "2e9" (bytes); empty: the memory available now
   bool force = false;
 
-  void add_to(CLI::App& sub);
+  // `estimate` says what is estimated (--help); empty: one step, as `run` and `validate` check it.
+  void add_to(CLI::App& sub, const std::string& estimate = "");
   // The limit in bytes for replay::StepInput::max_memory_bytes: 0 (none) with --force or when
   // the available memory cannot be read (/proc/meminfo's MemAvailable). Throws InputError for a
   // --max-memory that is not a positive size.

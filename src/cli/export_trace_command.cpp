@@ -1,6 +1,9 @@
 // trnsim export-trace EXPERIMENT.json -o F [--all-ranks] [--set PATH=VALUE]...: the StepGraph of an
 // experiment as an execution trace (traces/README.md), which `trnsim run` replays through an
 // experiment with "workload": {"trace": F}.
+#include <cstdio>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -35,9 +38,21 @@ std::string write_trace(const ExportTraceOptions& o, const workload::StepGraph& 
     write_file(o.output, [&](std::ostream& out) { trace::write_trace_json(out, graph, meta); });
     return o.output;
   }
-  const auto files = trace::write_chakra(
-      o.output, graph, o.format == "chakra" ? trace::ChakraEncoding::Binary : trace::ChakraEncoding::Json);
-  return fmt::format("{} files {}.*", files.size(), o.output);
+  // Each file whole or not at all (write_file); when one fails, the ones this export already wrote
+  // are removed too, so that no mix of this export's ranks and an older one's is left behind.
+  std::vector<std::string> written;
+  try {
+    const auto files = trace::write_chakra(
+        o.output, graph, o.format == "chakra" ? trace::ChakraEncoding::Binary : trace::ChakraEncoding::Json,
+        [&](const std::string& path, const std::function<void(std::ostream&)>& write) {
+          write_file(path, write);
+          written.push_back(path);
+        });
+    return fmt::format("{} files {}.*", files.size(), o.output);
+  } catch (...) {
+    for (const std::string& path : written) std::remove(path.c_str());
+    throw;
+  }
 }
 
 int run_export_trace(const ExportTraceOptions& o) {

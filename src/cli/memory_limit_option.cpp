@@ -50,10 +50,12 @@ double parse_size(const std::string& text) {
 
 }  // namespace
 
-void MemoryLimitOption::add_to(CLI::App& sub) {
+void MemoryLimitOption::add_to(CLI::App& sub, const std::string& estimate) {
   sub.add_option("--max-memory", max_memory,
-                 "Refuse a step whose simulation is estimated to need more memory than this (exit 2 with the "
-                 "estimate): e.g. 64GB, 16GiB, 2e9 (bytes); default: the memory available now (MemAvailable)");
+                 (estimate.empty() ? std::string("Refuse a step whose simulation is estimated to need more memory than this")
+                                   : estimate) +
+                     " (exit 2 with the estimate): e.g. 64GB, 16GiB, 2e9 (bytes); default: the memory available now "
+                     "(MemAvailable)");
   sub.add_flag("--force", force, "Simulate even when the memory estimate exceeds --max-memory");
 }
 

@@ -23,6 +23,7 @@ struct SensitivityOptions {
   std::string network;
   int threads = 0;
   std::string json_path, html_path;
+  MemoryLimitOption memory;
 };
 
 int run_sensitivity_command(const SensitivityOptions& o) {
@@ -30,6 +31,7 @@ int run_sensitivity_command(const SensitivityOptions& o) {
   run.step = explore::parse_step(o.step);
   run.overrides = o.overrides;
   if (!o.network.empty()) run.overrides.push_back("network.model=" + o.network);
+  run.max_memory_bytes = o.memory.bytes();
   run.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   const explore::SensitivityResult result =
       explore::run_sensitivity(config::read_json_file(o.experiment), o.experiment, run);
@@ -58,6 +60,10 @@ void add_sensitivity_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--json", o->json_path, "Also write the result as JSON to this file");
   cmd->add_option("--html", o->html_path, "Also write a self-contained page (elasticities as bars, the table) to this file");
+  o->memory.add_to(*cmd,
+                   "Refuse a sensitivity run estimated to need more memory than this, checked before the experiment's "
+                   "plan runs and again before the figures' and the capacity grid's simulations: the largest plan's "
+                   "step (as `trnsim run` estimates it) times the simulations run at once (--threads)");
 }
 
 }  // namespace trnsim::cli

@@ -35,6 +35,7 @@ struct SweepOptions {
   bool search = false;
   std::string shard;
   SweepOutputs outputs;
+  MemoryLimitOption memory;
 };
 
 // "V1,V2,...": split at the commas outside brackets, braces and quotes, so a JSON value may hold
@@ -157,6 +158,7 @@ int run_sweep_command(const SweepOptions& o) {
   if (!o.shard.empty()) std::tie(run.shard, run.shards) = parse_shard(o.shard);
   run.search = o.search;
   run.keep = o.outputs.top;
+  run.max_memory_bytes = o.memory.bytes();
   auto bar = std::make_shared<ProgressBar>();
   run.progress = [bar](std::size_t done, std::size_t total) { (*bar)(done, total); };
   const explore::SweepResult result = explore::run_sweep(config::read_json_file(o.experiment), o.experiment, axes, run);
@@ -234,6 +236,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "Run only slice I of N (I/N, 0 <= I < N: every N-th plan from plan I); write it with --json and "
                   "join the slices with `trnsim merge`");
   add_output_options(cmd, o->outputs);
+  o->memory.add_to(*cmd,
+                   "Refuse a sweep estimated, before any plan runs, to need more memory than this: the largest plan's "
+                   "step (as `trnsim run` estimates it) times the plans simulated at once (--threads), plus every "
+                   "point's outcome, kept to the end");
 }
 
 void add_merge_command(CLI::App& app, Action& action) {

@@ -193,6 +193,10 @@ SensitivityResult run_sensitivity(const nlohmann::json& document, const std::str
   SweepAxes as_given;
   as_given.dp = {base.parallelism.dp};
   const PlanPoint plan = plan_points(base, as_given).front();
+  const std::string what = fmt::format("the sensitivity of {}", file);
+  if (options.max_memory_bytes > 0)
+    check_sweep_memory(sweep_memory(1, 1, false, [&](std::size_t) { return point_step_size(base, plan); }),
+                       options.max_memory_bytes, what);
   result.base = evaluate_plan(base, plan);
   require_simulated(result.base, file, "sensitivity");
 
@@ -202,14 +206,21 @@ SensitivityResult run_sensitivity(const nlohmann::json& document, const std::str
   const std::vector<PlanPoint> grid = plan_points(base, grid_axes);
   result.capacity.grid = describe(grid_axes);
   std::vector<PlanOutcome> outcomes(variants.size() + 2 * grid.size());
+  // The figures' variants run the experiment's plan on their clusters; the grid its plans at both capacities.
+  const auto experiment_of = [&](std::size_t k) -> const config::Experiment& {
+    if (k < variants.size()) return variants[k];
+    return k - variants.size() < grid.size() ? base : raised_hbm;
+  };
+  const auto point_of = [&](std::size_t k) -> const PlanPoint& {
+    return k < variants.size() ? plan : grid[(k - variants.size()) % grid.size()];
+  };
+  if (options.max_memory_bytes > 0)
+    check_sweep_memory(sweep_memory(outcomes.size(), options.threads, false,
+                                    [&](std::size_t k) { return point_step_size(experiment_of(k), point_of(k)); }),
+                       options.max_memory_bytes, what);
   parallel_for(outcomes.size(), options.threads, options.progress, [&](std::size_t k) {
-    if (k < variants.size()) {
-      outcomes[k] = evaluate_plan(variants[k], plan);
-      return;
-    }
-    const std::size_t g = k - variants.size();
-    outcomes[k] = evaluate_plan(g < grid.size() ? base : raised_hbm, grid[g % grid.size()]);
-    outcomes[k].index = g % grid.size();
+    outcomes[k] = evaluate_plan(experiment_of(k), point_of(k));
+    if (k >= variants.size()) outcomes[k].index = (k - variants.size()) % grid.size();
   });
 
   const double t = result.base.step_time_s;

@@ -21,6 +21,7 @@
 #include "trnsim/explore/sweep.hpp"
 #include "trnsim/replay/plan_rule.hpp"
 #include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/replay/step_size.hpp"
 #include "trnsim/sim/time.hpp"
 #include "trnsim/report/analysis/step_report.hpp"
 #include "trnsim/workload/memory.hpp"
@@ -166,6 +167,20 @@ void simulate(const Admitted& a, PlanOutcome& o, WorkerFabric* fabric = nullptr)
     }
   } catch (const InputError& e) {
     reject(o, e);
+  }
+}
+
+// The step size of an admitted point, or nullopt when its plan fails where simulate would reject it.
+std::optional<PlanSize> step_size_of(const Admitted& a, const PlanOutcome& o) {
+  try {
+    const workload::Plan plan =
+        workload::make_plan(a.input.model, a.resolved.training, a.resolved.parallelism, a.input.cluster.ranks());
+    const replay::StepSize size = replay::estimate_step_size(a.input.cluster, a.input.model, plan, a.input.symmetric);
+    return PlanSize{size.bytes, size.tasks,
+                    fmt::format("tp {}, pp {}, dp {}, micro-batch {}", o.tp.value_or(0), o.pp.value_or(0),
+                                o.dp.value_or(0), o.micro_batch.value_or(0))};
+  } catch (const InputError&) {
+    return std::nullopt;
   }
 }
 
@@ -370,6 +385,52 @@ std::string sweep_title(const config::Experiment& ex) {
 
 PlanOutcome evaluate_plan(const config::Experiment& ex, const PlanPoint& point) { return evaluate(ex, point, 0, nullptr); }
 
+std::optional<PlanSize> point_step_size(const config::Experiment& ex, const PlanPoint& point) {
+  PlanOutcome o;
+  const std::optional<Admitted> a = admit(point, ex, o);
+  if (!a) return std::nullopt;
+  return step_size_of(*a, o);
+}
+
+SweepMemory sweep_memory(std::size_t n, int threads, bool search, const std::function<std::optional<PlanSize>(std::size_t)>& size_of) {
+  std::vector<std::optional<PlanSize>> sizes(n);
+  parallel_for(n, threads, {}, [&](std::size_t k) { sizes[k] = size_of(k); });
+  SweepMemory m;
+  std::size_t simulated = 0;
+  for (const std::optional<PlanSize>& size : sizes) {
+    if (!size) continue;
+    ++simulated;
+    if (size->bytes > m.largest_plan_bytes) {  // ties: the first in enumeration order
+      m.largest_plan_bytes = size->bytes;
+      m.largest_plan_tasks = size->tasks;
+      m.largest_plan = size->plan;
+    }
+  }
+  m.at_once = std::min<std::size_t>(simulated, static_cast<std::size_t>(std::max(1, threads)));
+  m.held_bytes = static_cast<double>(n) * held_bytes_per_point(search);
+  return m;
+}
+
+double held_bytes_per_point(bool search) {
+  // An outcome's texts (reason, detail, finding, vary values) rarely pass a few hundred bytes; an
+  // admitted plan holds the cluster, model and software presets with their names and sources.
+  constexpr double kOutcomeText = 1024, kAdmittedText = 4096;
+  const double outcome = static_cast<double>(sizeof(PlanOutcome)) + kOutcomeText;
+  return search ? outcome + static_cast<double>(sizeof(std::optional<Admitted>)) + kAdmittedText : outcome;
+}
+
+void check_sweep_memory(const SweepMemory& m, double max_bytes, const std::string& what) {
+  if (max_bytes <= 0 || m.total() <= max_bytes) return;
+  const auto gb = [](double b) { return fmt::format("{:.3g} GB", b / 1e9); };
+  throw InputError(fmt::format("{} would need about {} of memory: its largest plan ({}) about {} to simulate (about "
+                               "{:.3g} tasks) x {} simulated at once (--threads), and {} kept for the whole run; more "
+                               "than the limit of {} (--max-memory; default: the memory available now); --force runs it "
+                               "anyway",
+                               what, gb(m.total()), m.largest_plan, gb(m.largest_plan_bytes), m.largest_plan_tasks,
+                               m.at_once, gb(m.held_bytes), gb(max_bytes)),
+                   "the sweep needs more memory than the limit");
+}
+
 SweepResult run_sweep(const nlohmann::json& document, const std::string& file, const SweepAxes& axes,
                       const SweepOptions& options) {
   if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards)
@@ -409,7 +470,12 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
   const auto point = [&](std::size_t k) -> const PlanPoint& { return points[flat[mine[k]].first][flat[mine[k]].second]; };
   const auto combo = [&](std::size_t k) -> const Combination& { return combos[flat[mine[k]].first]; };
 
+  const std::string what = fmt::format("the sweep of {} ({} points)", file, mine.size());
   if (!options.search) {
+    if (options.max_memory_bytes > 0)
+      check_sweep_memory(sweep_memory(mine.size(), options.threads, false,
+                                      [&](std::size_t k) { return point_step_size(combo(k).experiment, point(k)); }),
+                         options.max_memory_bytes, what);
     std::vector<WorkerFabric> fabrics(static_cast<std::size_t>(std::max(1, options.threads)));
     parallel_for_workers(mine.size(), options.threads, options.progress, [&](std::size_t k, std::size_t worker) {
       PlanOutcome& o = result.outcomes[k];
@@ -426,6 +492,12 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
     admitted[k] = admit(point(k), combo(k).experiment, result.outcomes[k]);
     if (admitted[k]) admitted[k]->combination = flat[mine[k]].first;
   });
+  if (options.max_memory_bytes > 0)
+    check_sweep_memory(sweep_memory(mine.size(), options.threads, true,
+                                    [&](std::size_t k) {
+                                      return admitted[k] ? step_size_of(*admitted[k], result.outcomes[k]) : std::nullopt;
+                                    }),
+                       options.max_memory_bytes, what);
   search(result.outcomes, admitted, options);
   return result;
 }

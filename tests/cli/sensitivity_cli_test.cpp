@@ -68,3 +68,20 @@ TEST_CASE("cli sensitivity: bad input exits 2 and names it") {
   CHECK(missing.code == 2);
   CHECK_THAT(missing.err, Catch::Contains("/nonexistent/experiment.json"));
 }
+
+TEST_CASE("cli sensitivity: --max-memory refuses it before the first simulation, --force runs it") {
+  // The experiment's plan is simulated first, alone: its estimate is what `trnsim run` gives it.
+  const auto single = run(fmt::format("run '{}' --max-memory 1kB", example("tiny-trn1.json")));
+  const std::string key = "the step would need about ";
+  REQUIRE(single.err.find(key) != std::string::npos);
+  const std::size_t from = single.err.find(key) + key.size();
+  const std::string x = single.err.substr(from, single.err.find(" of memory", from) - from);
+  const auto r = sensitivity("--max-memory 1kB");
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("error: the sensitivity of ") && Catch::Contains("would need about "));
+  CHECK_THAT(r.err, Catch::Contains("its largest plan (tp 2, pp 1, dp 1, micro-batch 1) about " + x + " to simulate"));
+  CHECK_THAT(r.err, Catch::Contains("x 1 simulated at once") && Catch::Contains("limit of 1e-06 GB") &&
+                        Catch::Contains("--force"));
+  CHECK(sensitivity("--max-memory 1kB --force").code == 0);
+}

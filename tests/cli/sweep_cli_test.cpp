@@ -83,3 +83,39 @@ TEST_CASE("cli sweep: bad options are input errors (exit 2)") {
   CHECK(sweep("--shard ' 0/2'").code == 2);
   CHECK(sweep("--shard +1/4").code == 2);
 }
+
+namespace {
+
+// "about X GB" of `trnsim run`'s step-size refusal: the estimate of the experiment's own plan.
+std::string run_estimate() {
+  const auto r = run(fmt::format("run '{}' --max-memory 1kB", example("tiny-trn1.json")));
+  const std::string key = "the step would need about ";
+  const std::size_t at = r.err.find(key);
+  if (r.code != 2 || at == std::string::npos) return "(no estimate: " + r.err + ")";
+  const std::size_t from = at + key.size();
+  return r.err.substr(from, r.err.find(" of memory", from) - from);
+}
+
+}  // namespace
+
+TEST_CASE("cli sweep: --max-memory refuses a sweep whose largest plan times the threads exceeds it, --force runs it") {
+  // --recompute none,selective: the experiment's plan twice, and the step-size estimate does not
+  // depend on recompute, so each plan needs what `trnsim run` estimates for it (X), and --threads
+  // 2 simulates both at once.
+  const std::string x = run_estimate();
+  const std::string sweep_args = fmt::format("sweep '{}' --recompute none,selective", example("tiny-trn1.json"));
+  const auto two = run(sweep_args + " --threads 2 --max-memory 1kB");
+  INFO(two.err);
+  CHECK(two.code == 2);
+  CHECK_THAT(two.err, Catch::StartsWith("error: the sweep of ") && Catch::Contains("(2 points) would need about "));
+  CHECK_THAT(two.err, Catch::Contains("its largest plan (tp 2, pp 1, dp 1, micro-batch 1) about " + x + " to simulate"));
+  CHECK_THAT(two.err, Catch::Contains("x 2 simulated at once (--threads)"));
+  CHECK_THAT(two.err, Catch::Contains("more than the limit of 1e-06 GB (--max-memory") && Catch::Contains("--force"));
+  // One thread: one plan at a time, whatever the number of plans.
+  CHECK_THAT(run(sweep_args + " --threads 1 --max-memory 1kB").err, Catch::Contains("x 1 simulated at once"));
+  const auto forced = run(sweep_args + " --threads 2 --max-memory 1kB --force");
+  CHECK(forced.code == 0);
+  CHECK_THAT(forced.out, Catch::Contains("plans: 2 enumerated; 0 invalid, 0 out of memory, 2 simulated"));
+  // A limit above the estimate lets it run (1 TB: far above a tiny model's steps).
+  CHECK(run(sweep_args + " --max-memory 1TB").code == 0);
+}

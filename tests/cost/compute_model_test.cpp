@@ -109,7 +109,7 @@ TEST_CASE("cost: causal products skip the passes above the diagonal") {
   CHECK(tensor(cm, v) == Approx(1280 / 2.8e9));
 }
 
-TEST_CASE("cost: a kernel takes its busiest engine plus the overhead; HBM is shared by the chip's cores") {
+TEST_CASE("cost: a kernel takes its busiest engine plus the overhead, HBM is shared by the chip's cores") {
   hw::Calibration cal;
   cal.vector_efficiency = 0.5;
   cal.hbm_efficiency = 0.8;
@@ -150,7 +150,7 @@ TEST_CASE("cost: a task's time is the sum of its kernels, split by op class") {
   CHECK(t.flops == Approx(a.flops));
 }
 
-TEST_CASE("cost: scalar work runs on the vector engine where a chip has no scalar rate; bad calibration is an error") {
+TEST_CASE("cost: scalar work runs on the vector engine where a chip has no scalar rate, bad calibration is an error") {
   hw::ChipSpec gpu = trn1_chip();
   gpu.core.scalar = {};
   const ComputeModel cm(gpu, {}, hw::Dtype::Bf16, 1);

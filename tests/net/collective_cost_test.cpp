@@ -129,7 +129,7 @@ TEST_CASE("collective costs: a step that crosses EFA pays the EFA latency, with 
   }
 }
 
-TEST_CASE("collective costs: a transfer is one DMA stream; a ring in both directions runs two") {
+TEST_CASE("collective costs: a transfer is one DMA stream, a ring in both directions runs two") {
   // GPUs behind one NVSwitch, 100 GB/s and 1 us per route; L = 10, S = 5, M = 1 us; one stream
   // at most 10 GB/s (well below the links: the stream rate sets the pace).
   auto c = test::gpu_cluster(4, 1);

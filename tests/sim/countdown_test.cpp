@@ -28,7 +28,7 @@ TEST_CASE("countdown: a completion beyond the awaited ones is an internal error,
   CHECK_THROWS_AS(one.count_down(), trnsim::InternalError);
 }
 
-TEST_CASE("countdown: re-arming starts a new wait; arm(0) awaits nothing") {
+TEST_CASE("countdown: re-arming starts a new wait, arm(0) awaits nothing") {
   Countdown c(2);
   CHECK_FALSE(c.count_down());
   c.arm(4);  // the old wait's remaining completion is forgotten

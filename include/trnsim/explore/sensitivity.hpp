@@ -71,6 +71,9 @@ struct SensitivityOptions {
   std::vector<std::string> overrides;   // --set PATH=VALUE, before every figure's change
   int threads = 1;
   std::function<void(std::size_t, std::size_t)> progress;  // as SweepOptions::progress
+  // --max-memory (0: no limit, --force): as SweepOptions::max_memory_bytes, checked before the
+  // experiment's plan is simulated (that plan alone) and before the pool (every simulation of it).
+  double max_memory_bytes = 0;
 };
 
 struct SensitivityResult {

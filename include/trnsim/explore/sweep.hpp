@@ -87,7 +87,45 @@ struct SweepOptions {
   // Called from the calling thread about every 200 ms while points run: (points done, points of
   // this run); with --search, while the lower bounds are computed. May be empty.
   std::function<void(std::size_t, std::size_t)> progress;
+  // --max-memory (0: no limit, --force): the sweep stops with an InputError before simulating when
+  // its SweepMemory estimate exceeds this.
+  double max_memory_bytes = 0;
 };
+
+// The resource guard of a sweep (and of sensitivity, which runs on the same pool): what simulating
+// its plans will hold at most, estimated before any is simulated. Each worker thread holds one
+// plan's step at a time (replay::estimate_step_size: its tasks, graph, engine events, topology and
+// routes), so the peak is the largest plan's step times the plans simulated at once; besides, the
+// run keeps every point's outcome (and, with --search, every admitted plan) until it ends.
+struct SweepMemory {
+  double largest_plan_bytes = 0, largest_plan_tasks = 0;  // 0: no plan to simulate
+  std::string largest_plan;  // "tp 2, pp 1, dp 1, micro-batch 1" (for the message)
+  std::size_t at_once = 0;   // min(threads, plans to simulate)
+  double held_bytes = 0;     // outcomes and plans kept for the whole run, all points
+  double total() const { return largest_plan_bytes * static_cast<double>(at_once) + held_bytes; }
+};
+
+// Contract: throws InputError "WHAT would need about T GB of memory: ..." with the estimate's parts,
+// the limit, `--max-memory` and `--force` when memory.total() exceeds `max_bytes` (0: no limit).
+void check_sweep_memory(const SweepMemory& memory, double max_bytes, const std::string& what);
+
+// One plan's step, as replay::estimate_step_size sizes it.
+struct PlanSize {
+  double bytes = 0, tasks = 0;
+  std::string plan;  // "tp 2, pp 1, dp 1, micro-batch 1"
+};
+
+// Contract: the PlanSize of the point when it would be simulated (valid and fits a rank's memory),
+// else nullopt. Cost: evaluate_plan's checks, no build.
+std::optional<PlanSize> point_step_size(const config::Experiment& ex, const PlanPoint& point);
+
+// Contract: the SweepMemory of n points, `size_of(k)` sizing point k (nullopt: not simulated), on
+// `threads` threads (size_of runs on them), each point keeping held_bytes_per_point(search).
+SweepMemory sweep_memory(std::size_t n, int threads, bool search, const std::function<std::optional<PlanSize>(std::size_t)>& size_of);
+
+// Bytes a run keeps per point until it ends (its outcome, with room for its texts), and per point
+// admitted for a --search (its inputs: presets, plan); erring high.
+double held_bytes_per_point(bool search);
 
 // What the sweep ran on: enough to print the same header from merged shards.
 struct SweepSummary {
@@ -158,7 +196,8 @@ void parallel_for_workers(std::size_t n, int threads, const std::function<void(s
 // unreadable experiment, a --vary path or value the experiment refuses); a plan that cannot run
 // is an outcome, not an error. Deterministic: the same outcomes for any thread count. Cost: one
 // parse per --vary combination, one memory estimate per valid point, one build, replay and
-// analysis per point that fits.
+// analysis per point that fits; with a memory limit, one more check of every point (SweepMemory)
+// before any is simulated: InputError when the estimate exceeds it.
 SweepResult run_sweep(const nlohmann::json& document, const std::string& file, const SweepAxes& axes,
                       const SweepOptions& options);
 

@@ -13,7 +13,10 @@
 //   group of the group file; without one, or without a group file, all ranks).
 // - COMM_SEND_NODE / COMM_RECV_NODE: comm_dst / comm_src, comm_tag, comm_size.
 // - data_deps order the nodes; ctrl_deps (the call-stack parent) do not.
+#include <functional>
+#include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "trnsim/trace/trace.hpp"
 
@@ -27,11 +30,28 @@ enum class ChakraEncoding : std::uint8_t { Binary, Json };
 // unsupported collective type or a missing attribute. O(file bytes + nodes log nodes).
 TraceDocument read_chakra(const std::string& prefix, ChakraEncoding encoding);
 
-// Contract: writes PREFIX.<rank>.et (or .json) for every rank and PREFIX.groups.json; returns the
-// files written. Compute nodes carry num_ops = the work's FLOPs and tensor_size = its HBM bytes
+// A file's name (for messages) and its bytes.
+struct ChakraFile {
+  std::string path;
+  std::string bytes;
+};
+
+// Contract: read_chakra on files already in memory (what read_chakra does once it has read them;
+// the fuzz harness feeds it directly): `ranks[r]` is rank r's file, `groups` the group file (none
+// when its path is empty); the same InputErrors, naming each file's `path`; at least one rank.
+TraceDocument parse_chakra(const std::string& prefix, const std::vector<ChakraFile>& ranks, const ChakraFile& groups,
+                           ChakraEncoding encoding);
+
+// Receives each file the writer produces: its path and a function that writes its bytes to a stream.
+// The trace layer writes no file itself: the caller decides how (the CLI: atomically, cli::write_file).
+using ChakraSink = std::function<void(const std::string& path, const std::function<void(std::ostream&)>& write)>;
+
+// Contract: hands `sink` PREFIX.<rank>.et (or .json) for every rank, in ascending rank, then
+// PREFIX.groups.json; returns those paths. Compute nodes carry num_ops = the work's FLOPs and tensor_size = its HBM bytes
 // (matmul shapes and vector/scalar work have no Chakra attribute: they are lost), or
 // duration_micros for a measured work. Throws InputError unless every rank has its own nodes
 // (a symmetric graph's replicas have no Chakra form: export with --all-ranks).
-std::vector<std::string> write_chakra(const std::string& prefix, const StepGraph& graph, ChakraEncoding encoding);
+std::vector<std::string> write_chakra(const std::string& prefix, const StepGraph& graph, ChakraEncoding encoding,
+                                      const ChakraSink& sink);
 
 }  // namespace trnsim::trace

@@ -1,6 +1,7 @@
 // read_chakra: Chakra per-rank files into a TraceDocument (contract in trnsim/trace/chakra.hpp).
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -8,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/util/json_util.h>
 
 #include "chakra_et.pb.h"
@@ -44,6 +46,31 @@ std::optional<std::int64_t> integer(const pb::AttributeProto& a, const std::stri
       return static_cast<std::int64_t>(v);
     }
     default: return std::nullopt;
+  }
+}
+
+// Chakra's messages nest a few levels (a node, its attributes, a list value); protobuf's JSON parser
+// refuses more than 100, and nlohmann's dump, which hands it each object, recurses once per level:
+// a file nested deeper is refused before either sees it, rather than overflowing the stack.
+constexpr int kMaxJsonDepth = 100;
+
+void check_nesting(const std::string& text, const std::string& file) {
+  int depth = 0;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '\\') ++i;
+      else if (c == '"') quoted = false;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw InputError(fmt::format("{}: byte {}: expected objects nested at most {} levels deep, found deeper nesting", file, i,
+                                     kMaxJsonDepth));
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
   }
 }
 
@@ -120,6 +147,9 @@ struct RankReader {
         t.kind = NodeKind::Compute;
         if (ops > 0 || bytes > 0) {
           t.work = work(ops, bytes, -1, n.name());
+        } else if (n.duration_micros() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+          throw InputError(fmt::format("{}: duration_micros: expected at most {}, found {}", where(n),
+                                       std::numeric_limits<std::int64_t>::max(), n.duration_micros()));
         } else if (n.duration_micros() > 0) {
           t.work = work(0, 0, static_cast<std::int64_t>(n.duration_micros()), n.name());
         } else {
@@ -138,7 +168,8 @@ struct RankReader {
           case pb::ALL_TO_ALL: t.op = CollectiveOp::AllToAll; break;
           case pb::BROADCAST: t.op = CollectiveOp::Broadcast; break;
           default: {
-            const std::string name = pb::CollectiveCommType_IsValid(static_cast<int>(type))
+            const bool fits = type >= std::numeric_limits<int>::min() && type <= std::numeric_limits<int>::max();
+            const std::string name = fits && pb::CollectiveCommType_IsValid(static_cast<int>(type))
                                          ? pb::CollectiveCommType_Name(static_cast<pb::CollectiveCommType>(type))
                                          : "unknown";
             throw InputError(fmt::format("{}: collective type {} ({}) is not supported (supported: ALL_REDUCE, ALL_GATHER, "
@@ -167,7 +198,10 @@ struct RankReader {
         const bool send = n.type() == pb::COMM_SEND_NODE;
         t.kind = send ? NodeKind::Send : NodeKind::Recv;
         t.category = Category::PpComm;
-        t.peer = static_cast<std::int32_t>(required_int(n, send ? "comm_dst" : "comm_src"));
+        const std::int64_t peer = required_int(n, send ? "comm_dst" : "comm_src");
+        if (peer < 0 || peer > std::numeric_limits<std::int32_t>::max())
+          throw InputError(fmt::format("{}: {}: expected a rank (an integer >= 0), found {}", where(n), send ? "comm_dst" : "comm_src", peer));
+        t.peer = static_cast<std::int32_t>(peer);
         t.tag = int_attr(n, "comm_tag").value_or(0);
         t.bytes = static_cast<double>(send ? required_int(n, "comm_size") : int_attr(n, "comm_size").value_or(0));
         break;
@@ -187,39 +221,46 @@ struct RankReader {
     return all_ranks_group;
   }
 
-  void binary() {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const std::string bytes = buffer.str();
+  void binary(const std::string& bytes) {
+    if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw InputError(fmt::format("{}: expected a Chakra file of at most 2 GiB (protobuf's limit), found {} bytes", file, bytes.size()));
     google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
     for (std::size_t message = 0; stream.CurrentPosition() < static_cast<int>(bytes.size()); ++message) {
       const int at = stream.CurrentPosition();
+      // Where a broken message sits, for the reader of the message: the rank and the node before it.
+      const auto after = [this] {
+        return rank.nodes.empty() ? fmt::format("rank {}, before any node", rank.rank)
+                                  : fmt::format("rank {}, after node {}", rank.rank, rank.nodes.back().id);
+      };
       std::uint32_t length = 0;
       if (!stream.ReadVarint32(&length))
-        throw InputError(fmt::format("{}: message {} at byte {}: expected a length (base-128 varint), found a malformed or cut-off one",
-                                     file, message, at));
+        throw InputError(fmt::format("{}: message {} at byte {}: expected a length (base-128 varint), found a malformed or cut-off one "
+                                     "({})",
+                                     file, message, at, after()));
       const auto left = bytes.size() - static_cast<std::size_t>(stream.CurrentPosition());
       if (length > left)
-        throw InputError(fmt::format("{}: message {} at byte {}: expected {} bytes, found {} (the file is truncated)", file, message,
-                                     at, length, left));
+        throw InputError(fmt::format("{}: message {} at byte {}: expected {} bytes, found {} (the file is truncated; {})", file,
+                                     message, at, length, left, after()));
       const char* data = bytes.data() + stream.CurrentPosition();
       if (message == 0) {
         pb::GlobalMetadata meta;
         if (!meta.ParseFromArray(data, static_cast<int>(length)))
-          throw InputError(fmt::format("{}: message 0 at byte {}: expected a GlobalMetadata, found bytes that do not parse", file, at));
+          throw InputError(fmt::format("{}: message 0 at byte {}: expected a GlobalMetadata, found bytes that do not parse ({})", file,
+                                       at, after()));
       } else {
         pb::Node n;
         if (!n.ParseFromArray(data, static_cast<int>(length)))
-          throw InputError(fmt::format("{}: message {} at byte {}: expected a Node, found bytes that do not parse", file, message, at));
+          throw InputError(fmt::format("{}: message {} at byte {}: expected a Node, found bytes that do not parse ({})", file, message,
+                                       at, after()));
         node(n);
       }
       stream.Skip(static_cast<int>(length));
     }
   }
 
-  void json_rendering() {
-    std::ifstream in(file);
+  void json_rendering(const std::string& bytes) {
+    check_nesting(bytes, file);
+    std::istringstream in(bytes);
     namespace util = google::protobuf::util;
     util::JsonParseOptions options;
     for (std::size_t message = 0;; ++message) {
@@ -228,7 +269,7 @@ struct RankReader {
       nlohmann::json j;
       try {
         in >> j;
-      } catch (const nlohmann::json::parse_error& e) {
+      } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number beyond double
         throw InputError(fmt::format("{}: object {}: not valid JSON: {}", file, message, e.what()));
       }
       const std::string text = j.dump();
@@ -246,14 +287,15 @@ struct RankReader {
   }
 };
 
-std::map<std::string, std::uint32_t> read_groups(const std::string& path, TraceDocument& doc) {
+std::map<std::string, std::uint32_t> read_groups(const ChakraFile& file, TraceDocument& doc) {
   std::map<std::string, std::uint32_t> group_of;
-  if (!fs::exists(path)) return group_of;
-  std::ifstream in(path);
+  if (file.path.empty()) return group_of;
+  const std::string& path = file.path;
+  check_nesting(file.bytes, path);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+    j = nlohmann::json::parse(file.bytes);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number beyond double
     throw InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
   if (!j.is_object()) throw InputError(fmt::format("{}: expected an object of group names to rank lists, found {}", path, j.type_name()));
@@ -273,22 +315,35 @@ std::map<std::string, std::uint32_t> read_groups(const std::string& path, TraceD
   return group_of;
 }
 
+// The whole file, or InputError naming it (a directory, an unreadable file).
+std::string file_bytes(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(fmt::format("{}: expected a Chakra file, found a directory", path));
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  if (in) buffer << in.rdbuf();
+  if (!in || in.bad()) throw InputError(fmt::format("{}: cannot read the file", path));
+  return std::move(buffer).str();
+}
+
 }  // namespace
 
-TraceDocument read_chakra(const std::string& prefix, ChakraEncoding encoding) {
+TraceDocument parse_chakra(const std::string& prefix, const std::vector<ChakraFile>& ranks, const ChakraFile& groups,
+                           ChakraEncoding encoding) {
+  // protobuf logs what it refuses (a string field that is not UTF-8, ...) on stderr; the refusal
+  // itself becomes an InputError, the one line an error gets.
+  const google::protobuf::LogSilencer quiet;
   TraceDocument doc;
   doc.file = prefix + ".<rank>" + extension(encoding);
   doc.format = encoding == ChakraEncoding::Binary ? "chakra" : "chakra-json";
-  const auto group_of = read_groups(prefix + ".groups.json", doc);
+  const auto group_of = read_groups(groups, doc);
   std::uint32_t all_group = kNoIndex;
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::uint32_t> works;
-  for (std::int32_t r = 0;; ++r) {
-    const std::string file = fmt::format("{}.{}{}", prefix, r, extension(encoding));
-    if (!fs::exists(file)) break;
-    RankReader reader{doc, group_of, all_group, works, file, {}};
-    reader.rank.rank = r;
-    if (encoding == ChakraEncoding::Binary) reader.binary();
-    else reader.json_rendering();
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    RankReader reader{doc, group_of, all_group, works, ranks[r].path, {}};
+    reader.rank.rank = static_cast<std::int32_t>(r);
+    if (encoding == ChakraEncoding::Binary) reader.binary(ranks[r].bytes);
+    else reader.json_rendering(ranks[r].bytes);
     doc.ranks.push_back(std::move(reader.rank));
   }
   if (doc.ranks.empty()) throw InputError(fmt::format("{}.0{}: no such file (the first rank's Chakra file)", prefix, extension(encoding)));
@@ -299,6 +354,19 @@ TraceDocument read_chakra(const std::string& prefix, ChakraEncoding encoding) {
     g.group_size = doc.total_ranks;
   }
   return doc;
+}
+
+TraceDocument read_chakra(const std::string& prefix, ChakraEncoding encoding) {
+  ChakraFile groups;
+  if (fs::exists(prefix + ".groups.json")) groups = {prefix + ".groups.json", file_bytes(prefix + ".groups.json")};
+  std::vector<ChakraFile> ranks;
+  for (std::int32_t r = 0;; ++r) {
+    std::string file = fmt::format("{}.{}{}", prefix, r, extension(encoding));
+    if (!fs::exists(file)) break;
+    std::string bytes = file_bytes(file);
+    ranks.push_back({std::move(file), std::move(bytes)});
+  }
+  return parse_chakra(prefix, ranks, groups, encoding);
 }
 
 }  // namespace trnsim::trace

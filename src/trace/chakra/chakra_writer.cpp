@@ -1,5 +1,6 @@
 // write_chakra: a StepGraph as Chakra per-rank files (contract in trnsim/trace/chakra.hpp).
-#include <fstream>
+#include <cmath>
+#include <ostream>
 
 #include <fmt/format.h>
 #include <google/protobuf/util/json_util.h>
@@ -87,7 +88,7 @@ pb::Node chakra_node(const TraceNode& t, const StepGraph& g) {
   return n;
 }
 
-void write_message(std::ofstream& out, const google::protobuf::Message& m, ChakraEncoding e) {
+void write_message(std::ostream& out, const google::protobuf::Message& m, ChakraEncoding e) {
   if (e == ChakraEncoding::Json) {
     std::string text;
     google::protobuf::util::MessageToJsonString(m, &text);
@@ -107,7 +108,8 @@ void write_message(std::ofstream& out, const google::protobuf::Message& m, Chakr
 
 }  // namespace
 
-std::vector<std::string> write_chakra(const std::string& prefix, const StepGraph& g, ChakraEncoding encoding) {
+std::vector<std::string> write_chakra(const std::string& prefix, const StepGraph& g, ChakraEncoding encoding,
+                                      const ChakraSink& sink) {
   if (static_cast<std::int32_t>(g.simulated_ranks.size()) != g.total_ranks)
     throw InputError(fmt::format("{}: Chakra has a file per rank and no replicas, but this step simulates {} of {} ranks (export it "
                                  "with --all-ranks)",
@@ -120,23 +122,20 @@ std::vector<std::string> write_chakra(const std::string& prefix, const StepGraph
   const std::string ext = encoding == ChakraEncoding::Binary ? ".et" : ".json";
   for (const TraceRank& r : trace_ranks(g)) {
     files.push_back(fmt::format("{}.{}{}", prefix, r.rank, ext));
-    std::ofstream out(files.back(), std::ios::binary);
-    if (!out) throw InputError(fmt::format("{}: cannot write", files.back()));
-    pb::GlobalMetadata meta;
-    meta.set_version("0.0.4");
-    auto* writer = meta.add_attr();
-    writer->set_name("writer");
-    writer->set_string_val("trnsim export-trace");
-    write_message(out, meta, encoding);
-    for (const TraceNode& t : r.nodes) write_message(out, chakra_node(t, g), encoding);
-    if (!out.flush()) throw InputError(fmt::format("{}: cannot write", files.back()));
+    sink(files.back(), [&](std::ostream& out) {
+      pb::GlobalMetadata meta;
+      meta.set_version("0.0.4");
+      auto* writer = meta.add_attr();
+      writer->set_name("writer");
+      writer->set_string_val("trnsim export-trace");
+      write_message(out, meta, encoding);
+      for (const TraceNode& t : r.nodes) write_message(out, chakra_node(t, g), encoding);
+    });
   }
   nlohmann::json groups = nlohmann::json::object();
   for (std::size_t i = 0; i < g.group_sets.size(); ++i) groups[std::to_string(i)] = g.group_sets[i].ranks;
   files.push_back(prefix + ".groups.json");
-  std::ofstream out(files.back());
-  out << groups.dump() << "\n";
-  if (!out.flush()) throw InputError(fmt::format("{}: cannot write", files.back()));
+  sink(files.back(), [&](std::ostream& out) { out << groups.dump() << "\n"; });
   return files;
 }
 
