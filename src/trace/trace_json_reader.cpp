@@ -105,6 +105,7 @@ void read_header(const At& root, TraceDocument& doc, bool works_read) {
     for (std::size_t i = 0; i < n; ++i) {
       const At g = gs[i];
       g.object({"size", "ranks"});
+      g.need("ranks");  // without it, at("ranks") threw nlohmann's out_of_range: exit 3 (found by fuzz_trace)
       GroupSet set;
       const At ranks = g["ranks"];
       const std::size_t count = ranks.array();
