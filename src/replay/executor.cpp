@@ -242,10 +242,11 @@ class Run {
     for (TaskId t = 0; t < graph_.tasks.size(); ++t) {
       const Task& task = graph_.tasks[t];
       if (!deps_left_[t].done()) {
-        throw InternalError(fmt::format(
+        throw StuckError(fmt::format(
             "replay: {} of {} tasks never ran; task {} on rank {} still waits for {} dependencies "
             "(tasks queued on a stream behind a collective that waits for them)",
-            graph_.tasks.size() - finished_, graph_.tasks.size(), t, task.rank, deps_left_[t].left()));
+            graph_.tasks.size() - finished_, graph_.tasks.size(), t, task.rank, deps_left_[t].left()),
+            t, graph_.tasks.size() - finished_);
       }
     }
     throw InternalError(fmt::format("replay: {} of {} tasks never finished (a collective whose members "

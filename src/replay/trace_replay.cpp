@@ -10,6 +10,7 @@
 
 #include "trnsim/error.hpp"
 #include "trnsim/hw/device_map.hpp"
+#include "trnsim/replay/executor.hpp"
 #include "trnsim/workload/memory.hpp"
 
 namespace trnsim::replay {
@@ -66,8 +67,20 @@ StepRun prepare_trace(const StepInput& input, trace::Trace trace, const Duration
 }
 
 StepRun simulate_trace(const StepInput& input, trace::Trace trace, const DurationScale& scale) {
+  const std::vector<trace::Trace::NodeRef> nodes = std::move(trace.task_nodes);
   StepRun run = prepare_trace(input, std::move(trace), scale);
-  replay_step(input, run);
+  try {
+    replay_step(input, run);
+  } catch (const StuckError& e) {
+    // The trace's own order deadlocks (build_trace's checks pass: no cycle through dependencies
+    // and calls): its ranks reach their collectives on one stream in an order that waits on itself.
+    if (e.task() >= nodes.size()) throw;
+    const auto& n = nodes[e.task()];
+    throw InputError(fmt::format("{}: rank {} node {}: never runs in the replay ({} of {} tasks wait forever): a collective "
+                                 "holds its rank's stream while a node queued behind it is one its call waits for "
+                                 "(give each collective the dependencies that order it after the rank's earlier calls)",
+                                 run.trace.file, n.rank, n.id, e.waiting(), run.graph.tasks.size()));
+  }
   return run;
 }
 

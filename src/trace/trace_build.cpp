@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -17,6 +16,50 @@ using namespace trnsim::workload;  // the StepGraph a trace becomes
 namespace {
 
 constexpr TaskId kNoTask = std::numeric_limits<TaskId>::max();
+
+// The position of each node of one rank by its id, without an allocation per node: a table by id
+// when the ids are dense (exported and generated traces number a rank's nodes from 0), else the
+// (id, position) pairs sorted.
+class NodeIndex {
+ public:
+  // Returns the position of the first node (in the rank's order) whose id an earlier node has,
+  // or kNoIndex.
+  std::uint32_t build(const std::vector<TraceNode>& nodes) {
+    std::uint64_t max_id = 0;
+    for (const TraceNode& n : nodes) max_id = std::max(max_id, n.id);
+    if (max_id < 2 * static_cast<std::uint64_t>(nodes.size()) + 64) {
+      dense_.assign(static_cast<std::size_t>(max_id) + 1, kNoIndex);
+      for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+        std::uint32_t& slot = dense_[static_cast<std::size_t>(nodes[i].id)];
+        if (slot != kNoIndex) return i;
+        slot = i;
+      }
+      return kNoIndex;
+    }
+    sparse_ = true;
+    sorted_.reserve(nodes.size());
+    for (std::uint32_t i = 0; i < nodes.size(); ++i) sorted_.emplace_back(nodes[i].id, i);
+    std::sort(sorted_.begin(), sorted_.end());
+    // Within a run of one id the second pair is its first repeat; the earliest of those is the
+    // node a scan in the rank's order finds first.
+    std::uint32_t first = kNoIndex;
+    for (std::size_t k = 1; k < sorted_.size(); ++k)
+      if (sorted_[k].first == sorted_[k - 1].first && (k < 2 || sorted_[k - 2].first != sorted_[k].first))
+        first = std::min(first, sorted_[k].second);
+    return first;
+  }
+  // The position of the node `id`, kNoIndex when the rank has none. O(1) dense, O(log n) else.
+  std::uint32_t find(std::uint64_t id) const {
+    if (!sparse_) return id < dense_.size() ? dense_[static_cast<std::size_t>(id)] : kNoIndex;
+    const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), std::pair{id, std::uint32_t{0}});
+    return it != sorted_.end() && it->first == id ? it->second : kNoIndex;
+  }
+
+ private:
+  bool sparse_ = false;
+  std::vector<std::uint32_t> dense_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> sorted_;
+};
 
 struct Builder {
   TraceDocument& doc;
@@ -68,25 +111,29 @@ struct Builder {
     for (const TraceRank& r : doc.ranks) g.simulated_ranks.push_back(r.rank);
 
     // Node index per rank: (id -> position), checked for duplicates.
-    std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> index(doc.ranks.size());
+    std::vector<NodeIndex> index(doc.ranks.size());
     std::size_t total = 0;
     for (std::size_t s = 0; s < doc.ranks.size(); ++s) {
       const TraceRank& r = doc.ranks[s];
-      index[s].reserve(r.nodes.size());
-      for (std::uint32_t i = 0; i < r.nodes.size(); ++i)
-        if (!index[s].emplace(r.nodes[i].id, i).second) fail(fmt::format("{}: id used twice on the rank", where(r, r.nodes[i])));
+      if (const std::uint32_t twice = index[s].build(r.nodes); twice != kNoIndex)
+        fail(fmt::format("{}: id used twice on the rank", where(r, r.nodes[twice])));
       total += r.nodes.size();
     }
 
-    // Tasks in ascending (id, rank) order; recv nodes are no task.
+    // Tasks in ascending (id, rank) order; recv nodes are no task. Sorted on (id, rank slot,
+    // position) held in the key itself: the order a stable sort by id gives, without chasing
+    // each node for its id.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> order;  // (rank slot, node position)
-    order.reserve(total);
-    for (std::uint32_t s = 0; s < doc.ranks.size(); ++s)
-      for (std::uint32_t i = 0; i < doc.ranks[s].nodes.size(); ++i)
-        if (doc.ranks[s].nodes[i].kind != NodeKind::Recv) order.emplace_back(s, i);
-    std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-      return doc.ranks[a.first].nodes[a.second].id < doc.ranks[b.first].nodes[b.second].id;
-    });
+    {
+      std::vector<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>> keys;
+      keys.reserve(total);
+      for (std::uint32_t s = 0; s < doc.ranks.size(); ++s)
+        for (std::uint32_t i = 0; i < doc.ranks[s].nodes.size(); ++i)
+          if (doc.ranks[s].nodes[i].kind != NodeKind::Recv) keys.emplace_back(doc.ranks[s].nodes[i].id, s, i);
+      std::sort(keys.begin(), keys.end());
+      order.reserve(keys.size());
+      for (const auto& [id, s, i] : keys) order.emplace_back(s, i);
+    }
     std::vector<std::vector<TaskId>> task_of(doc.ranks.size());
     for (std::size_t s = 0; s < doc.ranks.size(); ++s) task_of[s].assign(doc.ranks[s].nodes.size(), kNoTask);
     g.tasks.reserve(order.size());
@@ -208,11 +255,11 @@ struct Builder {
     EdgeList edges;
     edges.reserve(total);
     auto dep_position = [&](std::uint32_t s, const TraceNode& n, std::uint64_t d) {
-      const auto it = index[s].find(d);
-      if (it == index[s].end())
+      const std::uint32_t p = index[s].find(d);
+      if (p == kNoIndex)
         fail(fmt::format("{}: depends on node {}, which rank {} does not have", where(doc.ranks[s], n), d, doc.ranks[s].rank));
       if (d == n.id) fail(fmt::format("{}: depends on itself", where(doc.ranks[s], n)));
-      return it->second;
+      return p;
     };
     auto sources = [&](auto& self, std::uint32_t s, std::uint32_t i) -> const std::vector<TaskId>& {
       auto& src = recv_sources[s][i];

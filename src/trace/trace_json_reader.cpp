@@ -1,21 +1,18 @@
 // read_trace_json: trnsim's JSON trace format (traces/README.md) into a TraceDocument, then
 // build_trace. Every field is checked for its type and range where it is read; unknown keys are
-// errors (a misspelt "deps" must not silently drop dependencies).
-#include <cmath>
+// errors (a misspelt "deps" must not silently drop dependencies). This file is the DOM reader,
+// whose messages are the reference; read_trace_json goes through the streaming reader
+// (trace_json_stream.cpp) first and comes here only when that one gives up.
+#include <filesystem>
 #include <fstream>
-#include <initializer_list>
 
-#include <fmt/format.h>
-
-#include "trnsim/error.hpp"
-#include "trnsim/trace/trace.hpp"
+#include "trace_json_checks.hpp"
 
 namespace trnsim::trace {
 
 using namespace trnsim::workload;  // the StepGraph a trace becomes
-namespace {
 
-using nlohmann::json;
+namespace json_checks {
 
 std::string type_of(const json& j) {
   if (j.is_number_integer()) return "an integer";
@@ -23,72 +20,7 @@ std::string type_of(const json& j) {
   return std::string(j.type_name()) == "null" ? "null" : fmt::format("{} {}", j.is_array() || j.is_object() ? "an" : "a", j.type_name());
 }
 
-// A JSON value with its path, for messages.
-struct At {
-  const std::string& file;
-  const json& j;
-  std::string path;
-
-  [[noreturn]] void fail(const std::string& expected, const std::string& found) const {
-    throw InputError(fmt::format("{}: {}: expected {}, found {}", file, path.empty() ? "/" : path, expected, found));
-  }
-  At operator[](const char* key) const { return {file, j.at(key), path + "/" + key}; }
-  At operator[](std::size_t i) const { return {file, j[i], fmt::format("{}/{}", path, i)}; }
-  bool has(const char* key) const { return j.contains(key); }
-
-  void object(std::initializer_list<const char*> keys) const {
-    if (!j.is_object()) fail("an object", type_of(j));
-    for (const auto& [k, v] : j.items()) {
-      bool known = false;
-      for (const char* allowed : keys) known |= k == allowed;
-      if (!known) fail(fmt::format("one of the keys {}", fmt::join(keys, ", ")), fmt::format("unknown key \"{}\"", k));
-    }
-  }
-  void need(const char* key) const {
-    if (!has(key)) fail(fmt::format("the key \"{}\"", key), "none");
-  }
-  std::size_t array() const {
-    if (!j.is_array()) fail("an array", type_of(j));
-    return j.size();
-  }
-  std::int64_t integer(std::int64_t lo, std::int64_t hi) const {
-    if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
-      fail(fmt::format("an integer in [{}, {}]", lo, hi), j.dump());
-    if (!j.is_number_integer()) fail(fmt::format("an integer in [{}, {}]", lo, hi), type_of(j));
-    const auto v = j.get<std::int64_t>();
-    if (v < lo || v > hi) fail(fmt::format("an integer in [{}, {}]", lo, hi), j.dump());
-    return v;
-  }
-  std::uint64_t id() const {
-    if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<std::int64_t>() >= 0))
-      fail("a node id (an integer >= 0)", j.is_number_integer() ? j.dump() : type_of(j));
-    return j.get<std::uint64_t>();
-  }
-  double number(double lo) const {
-    if (!j.is_number()) fail(fmt::format("a number >= {}", lo), type_of(j));
-    const double v = j.get<double>();
-    if (!std::isfinite(v) || v < lo) fail(fmt::format("a finite number >= {}", lo), j.dump());
-    return v;
-  }
-  std::string string() const {
-    if (!j.is_string()) fail("a string", type_of(j));
-    return j.get<std::string>();
-  }
-  bool boolean() const {
-    if (!j.is_boolean()) fail("true or false", type_of(j));
-    return j.get<bool>();
-  }
-  template <class E>
-  E name() const {
-    const std::string s = string();
-    const auto v = parse_enum<E>(s);
-    if (!v) fail(fmt::format("one of {}", fmt::join(enum_names<E>(), ", ")), fmt::format("\"{}\"", s));
-    return *v;
-  }
-};
-
-constexpr std::int64_t kMaxRank = (std::int64_t{1} << 31) - 1;
-constexpr std::int64_t kMaxDim = std::int64_t{1} << 40;
+namespace {
 
 cost::Kernel read_kernel(const At& a) {
   a.object({"name", "op", "m", "n", "k", "batch", "causal", "flops", "vector_elements", "scalar_elements", "hbm_bytes",
@@ -121,6 +53,8 @@ cost::Kernel read_kernel(const At& a) {
   return k;
 }
 
+}  // namespace
+
 Work read_work(const At& a) {
   a.object({"name", "kernels", "duration_us"});
   Work w;
@@ -137,85 +71,16 @@ Work read_work(const At& a) {
   return w;
 }
 
-TraceNode read_node(const At& a, TraceDocument& doc) {
-  a.object({"id", "name", "kind", "category", "layer", "micro_batch", "work", "op", "bytes", "group", "peer", "tag", "pairs", "deps"});
-  TraceNode n;
-  a.need("id");
-  a.need("kind");
-  n.id = a["id"].id();
-  if (a.has("name")) n.name = a["name"].string();
-  n.kind = a["kind"].name<NodeKind>();
-  if (a.has("layer")) n.layer = static_cast<std::int32_t>(a["layer"].integer(-1, kMaxRank));
-  if (a.has("micro_batch")) n.micro_batch = static_cast<std::int32_t>(a["micro_batch"].integer(-1, kMaxRank));
-  auto only = [&](std::initializer_list<const char*> keys, const char* kinds) {
-    for (const char* k : keys)
-      if (a.has(k)) a[k].fail(fmt::format("no \"{}\" on a {} node (only on {})", k, to_string(n.kind), kinds), "one");
-  };
-  switch (n.kind) {
-    case NodeKind::Compute:
-      only({"op", "bytes", "group", "peer", "tag", "pairs"}, "other kinds");
-      a.need("work");
-      if (a["work"].j.is_object()) {
-        n.work = static_cast<std::uint32_t>(doc.works.size());
-        doc.works.push_back(read_work(a["work"]));
-      } else {
-        n.work = static_cast<std::uint32_t>(a["work"].integer(0, kMaxRank));
-        if (n.work >= doc.works.size())
-          a["work"].fail(fmt::format("an index into /works (0 to {}) or a work object", static_cast<std::int64_t>(doc.works.size()) - 1),
-                         a["work"].j.dump());
-      }
-      if (n.name.empty()) n.name = doc.works[n.work].name;
-      n.category = a.has("category") ? a["category"].name<Category>() : Category::Forward;
-      if (n.category == Category::TpComm || n.category == Category::DpComm || n.category == Category::PpComm ||
-          n.category == Category::EpComm || n.category == Category::CpComm)
-        a["category"].fail("forward, backward, recompute or optimizer on a compute node", std::string(to_string(n.category)));
-      break;
-    case NodeKind::Collective:
-      only({"work", "peer", "tag", "pairs"}, "compute, send or recv nodes");
-      for (const char* k : {"op", "bytes", "group"}) a.need(k);
-      n.op = a["op"].name<CollectiveOp>();
-      n.bytes = a["bytes"].number(0);
-      n.group = static_cast<std::uint32_t>(a["group"].integer(0, kMaxRank));
-      n.category = a.has("category") ? a["category"].name<Category>() : Category::TpComm;
-      if (n.category != Category::TpComm && n.category != Category::DpComm && n.category != Category::EpComm &&
-          n.category != Category::CpComm)
-        a["category"].fail("tp_comm, dp_comm, ep_comm or cp_comm on a collective node", std::string(to_string(n.category)));
-      // A ring step of context parallelism: every pair of its group (sender, receiver) at once.
-      if (n.op == CollectiveOp::SendRecv && n.category != Category::CpComm)
-        a["op"].fail("a collective (send-recv is a send node and a recv node, or a cp_comm ring step)", "\"send-recv\"");
-      break;
-    case NodeKind::Send:
-    case NodeKind::Recv:
-      only({"work", "op", "group", "category"}, "compute or collective nodes");
-      for (const char* k : {"peer", "tag"}) a.need(k);
-      if (n.kind == NodeKind::Send) a.need("bytes");
-      n.peer = static_cast<std::int32_t>(a["peer"].integer(0, kMaxRank));
-      n.tag = a["tag"].integer(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
-      if (a.has("bytes")) n.bytes = a["bytes"].number(0);
-      if (a.has("pairs")) {
-        if (n.kind == NodeKind::Recv) a["pairs"].fail("no \"pairs\" on a recv node (the send lists them)", "one");
-        n.pairs = static_cast<std::uint32_t>(a["pairs"].integer(0, kMaxRank));
-      }
-      n.category = Category::PpComm;
-      break;
-  }
-  if (a.has("deps")) {
-    const At d = a["deps"];
-    const std::size_t count = d.array();
-    n.deps.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) n.deps.push_back(d[i].id());
-  }
-  return n;
+void read_works(const At& root, TraceDocument& doc) {
+  if (!root.has("works")) return;
+  const At ws = root["works"];
+  const std::size_t n = ws.array();
+  doc.works.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) doc.works.push_back(read_work(ws[i]));
 }
 
-}  // namespace
-
-TraceDocument parse_trace_json(const json& j, const std::string& file) {
-  const At root{file, j, ""};
+void read_header(const At& root, TraceDocument& doc, bool works_read) {
   root.object({"format", "version", "cluster", "dtype", "total_ranks", "source", "groups", "pairs", "works", "ranks", "name", "note"});
-  TraceDocument doc;
-  doc.file = file;
-  doc.format = "trnsim";
   for (const char* k : {"format", "version", "total_ranks", "ranks"}) root.need(k);
   if (root["format"].string() != "trnsim-trace") root["format"].fail("\"trnsim-trace\"", root["format"].j.dump());
   doc.version = static_cast<int>(root["version"].integer(1, 1000));
@@ -240,6 +105,7 @@ TraceDocument parse_trace_json(const json& j, const std::string& file) {
     for (std::size_t i = 0; i < n; ++i) {
       const At g = gs[i];
       g.object({"size", "ranks"});
+      g.need("ranks");  // without it, at("ranks") threw nlohmann's out_of_range: exit 3 (found by fuzz_trace)
       GroupSet set;
       const At ranks = g["ranks"];
       const std::size_t count = ranks.array();
@@ -263,12 +129,19 @@ TraceDocument parse_trace_json(const json& j, const std::string& file) {
       doc.pairs.push_back(std::move(list));
     }
   }
-  if (root.has("works")) {
-    const At ws = root["works"];
-    const std::size_t n = ws.array();
-    doc.works.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) doc.works.push_back(read_work(ws[i]));
-  }
+  if (!works_read) read_works(root, doc);
+}
+
+}  // namespace json_checks
+
+using namespace json_checks;
+
+TraceDocument parse_trace_json(const json& j, const std::string& file) {
+  const At root{file, j, ""};
+  TraceDocument doc;
+  doc.file = file;
+  doc.format = "trnsim";
+  read_header(root, doc, false);
   const At ranks = root["ranks"];
   const std::size_t n = ranks.array();
   doc.ranks.reserve(n);
@@ -289,17 +162,31 @@ TraceDocument parse_trace_json(const json& j, const std::string& file) {
   return doc;
 }
 
+TraceDocument parse_trace_json_text(std::string_view text, const std::string& file) {
+  if (auto doc = stream_trace_json(text, file)) return std::move(*doc);
+  // The streaming reader gave up (an error, or a layout it does not take): the DOM reader names
+  // the first error, or reads what the streaming reader did not.
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{}: not valid JSON (byte {}): {}", file, e.byte, e.what()));
+  } catch (const json::exception& e) {
+    // A number beyond a double (1e400) is nlohmann's out_of_range 406, not a parse_error.
+    throw InputError(fmt::format("{}: not valid JSON: {}", file, e.what()));
+  }
+  return parse_trace_json(j, file);
+}
+
 Trace read_trace_json(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open the trace file", path));
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("{}: not valid JSON (byte {}): {}", path, e.byte, e.what()));
-  }
-  return build_trace(parse_trace_json(j, path));
+  std::string text;
+  std::error_code ec;  // a size to reserve, when the file has one (else the text grows)
+  if (const auto size = std::filesystem::file_size(path, ec); !ec) text.reserve(size);
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) text.append(buffer, static_cast<std::size_t>(in.gcount()));
+  return build_trace(parse_trace_json_text(text, path));
 }
-
 
 }  // namespace trnsim::trace

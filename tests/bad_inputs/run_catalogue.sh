@@ -17,6 +17,7 @@ cp -r configs "$scratch/configs"
 for kind in hardware models software collectives; do cp "$here/presets/$kind/"*.json "$scratch/configs/$kind/"; done
 export TRNSIM_CONFIG_DIR=$scratch/configs
 X=tests/bad_inputs/experiments
+R=tests/bad_inputs/traces
 C=tests/bad_inputs/chakra  # Chakra traces: one directory per case, experiment.json and its t.<rank>.et/.json
 T=configs/examples/tiny-trn1.json
 OUT=$scratch/out
@@ -61,7 +62,7 @@ while IFS= read -r line; do
   IFS='|' read -r name args needles <<<"$line"
   name=$(echo "$name" | sed 's/ *$//')
   [[ -n $filter && $name != *"$filter"* ]] && continue
-  # The arguments are shell words with $X, $C, $T, $OUT and $CSV expanded.
+  # The arguments are shell words with $X, $R, $C, $T, $OUT and $CSV expanded.
   eval "argv=($args)"
   check "$name" "$needles" "${argv[@]}"
 done < "$here/catalogue.txt"

@@ -22,6 +22,7 @@
 #include <functional>
 #include <span>
 
+#include "trnsim/error.hpp"
 #include "trnsim/replay/communicator.hpp"
 #include "trnsim/replay/timeline.hpp"
 #include "trnsim/sim/engine.hpp"
@@ -49,11 +50,26 @@ struct ExecutorOptions {
 // HBM bytes one member of `op` over `ranks` ranks moves for a collective of `bytes` (HbmSharing).
 double collective_hbm_bytes(workload::CollectiveOp op, int ranks, double bytes);
 
+// What execute throws when tasks are left waiting at the end: a collective member held its stream
+// ahead of a task its call waits for. build_step's graphs never do (an internal error); a trace
+// can, and simulate_trace names the trace's node instead (an input error).
+class StuckError : public InternalError {
+ public:
+  StuckError(const std::string& message, workload::TaskId task, std::size_t waiting)
+      : InternalError(message), task_(task), waiting_(waiting) {}
+  workload::TaskId task() const { return task_; }  // the first task left waiting
+  std::size_t waiting() const { return waiting_; }  // how many never ran
+
+ private:
+  workload::TaskId task_;
+  std::size_t waiting_;
+};
+
 // Contract: simulates `graph` from the engine's now() until no task is left; work_seconds[i] is
 // the duration of StepGraph::works[i] on one rank (cost::ComputeModel, or a trace's measurement).
 // Before the first event, throws workload::CycleError (an InternalError) naming the tasks of a
 // dependency cycle, collective calls included (workload/step_graph_order.hpp); throws
-// InternalError if tasks are still left waiting at the end (a collective member holding its
+// StuckError (an InternalError) naming the first task still left waiting at the end (a collective member holding its
 // stream ahead of a task its call waits for). Cost: O(tasks + edges) plus the engine's and
 // network's work, plus O(streams) per change of a rank's network activity and one cancelled and
 // rescheduled event per compute task whose rate it changes.

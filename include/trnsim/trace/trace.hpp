@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <iosfwd>
 #include <limits>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -52,12 +54,16 @@ struct TraceNode {
   std::int64_t tag = 0;            // Send/Recv: matches a send to its receive with (src, dst)
   std::uint32_t pairs = kNoIndex;  // Send: TraceDocument::pairs (replicas), kNoIndex for none
   std::vector<std::uint64_t> deps; // ids of nodes on the same rank this one waits for
+
+  friend bool operator==(const TraceNode&, const TraceNode&) = default;
 };
 
 struct TraceRank {
   std::int32_t rank = 0;
   std::int32_t stage = 0;  // pipeline stage (reports group ranks by it)
   std::vector<TraceNode> nodes;
+
+  friend bool operator==(const TraceRank&, const TraceRank&) = default;
 };
 
 // What a reader found, before the checks: the cluster it was recorded on, its groups and nodes.
@@ -108,8 +114,19 @@ Trace build_trace(TraceDocument doc);
 // does those); InputError naming `file`, the JSON path, what was expected and what was found.
 TraceDocument parse_trace_json(const nlohmann::json& document, const std::string& file);
 
-// Contract: reads trnsim's JSON trace format (traces/README.md); InputError naming the file, the
-// JSON path, what was expected and what was found. Then build_trace.
+// Contract: the TraceDocument of a trnsim JSON trace's text, as parse_trace_json reads it (the
+// same document; for bad input the same InputError, "not valid JSON" included) without a DOM of
+// the whole text: the streaming reader, or parse_trace_json when that one gives up.
+// O(text + nodes + deps); memory about that of the TraceDocument.
+TraceDocument parse_trace_json_text(std::string_view text, const std::string& file);
+
+// Contract: the streaming reader alone: nlohmann's SAX parser filling the nodes directly. Empty
+// (never an error) when the text is not a trace it reads exactly as parse_trace_json would: any
+// error, a key twice, the works after the ranks.
+std::optional<TraceDocument> stream_trace_json(std::string_view text, const std::string& file);
+
+// Contract: reads trnsim's JSON trace format (traces/README.md) through parse_trace_json_text;
+// InputError naming the file, the JSON path, what was expected and what was found. Then build_trace.
 Trace read_trace_json(const std::string& path);
 // Contract: a trnsim JSON trace when `path` is a file, else Chakra files PATH.<rank>.et, else
 // PATH.<rank>.json (workload/chakra.hpp); then build_trace. InputError when there is none.
