@@ -45,7 +45,7 @@ TEST_CASE("trace: the 4-rank DP sample becomes its 24 tasks, one call per bucket
   CHECK(t.graph.simulated_ranks == std::vector<std::int32_t>{0, 1, 2, 3});
 }
 
-TEST_CASE("trace: a recv is no task; what waits for it waits for the send's transfer") {
+TEST_CASE("trace: a recv is no task, and what waits for it waits for the send's transfer") {
   const Trace t = build(sample("tp4-pp2-trn1.json"));
   // 8 ranks x 6 nodes, of which the 8 receives (2 per stage-1 rank) are no task.
   CHECK(t.graph.tasks.size() == 40);

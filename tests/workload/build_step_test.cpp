@@ -253,7 +253,7 @@ TEST_CASE("build_step: with TP overlap the input-gradient reduction runs beside 
   CHECK(flops(overlapped) == Approx(flops(serial)).epsilon(1e-12));
 }
 
-TEST_CASE("build_step: DP buckets carry every gradient once; ZeRO-1 reduce-scatters, updates, all-gathers") {
+TEST_CASE("build_step: DP buckets carry every gradient once, and ZeRO-1 reduce-scatters, updates and all-gathers") {
   const ModelSpec m = gpt(4, 512, 8, 1000);
   const TrainingSpec t = training(256, 8, 1);  // bucket 25 MB by default
   auto p = parallelism(1, 1, 4, false, Recompute::Selective);
@@ -306,10 +306,16 @@ TEST_CASE("build_step: DP buckets carry every gradient once; ZeRO-1 reduce-scatt
     }
     CHECK(rs == Approx(2 * params));
     CHECK(ag == Approx(2 * params));
-    // The optimizer updates a quarter of the parameters: its HBM traffic is 28 bytes per
-    // parameter (bf16 grad read 2, fp32 states read and written 2 x 12, bf16 weight written 2).
-    const auto& opt = g.works[g.tasks[optimizer].index].kernels.at(0);
-    CHECK(opt.hbm_bytes == Approx(28 * params / 4));
+    // The optimizer works on a quarter of the parameters, in two passes under the default recipe
+    // (fp32 gradient accumulation, fp32 master copy and moments, bf16 weights): the gradient norm
+    // reads each accumulated gradient (4 bytes); Adam reads it (4), reads and writes both moments
+    // (2 x 2 x 4) and the master copy (2 x 4) and writes the bf16 weight (2): 30 bytes.
+    const auto& kernels = g.works[g.tasks[optimizer].index].kernels;
+    REQUIRE(kernels.size() == 2);
+    CHECK(kernels[0].name == std::string("grad_norm"));
+    CHECK(kernels[0].hbm_bytes == Approx(4 * params / 4));
+    CHECK(kernels[1].name == std::string("adam"));
+    CHECK(kernels[1].hbm_bytes == Approx(30 * params / 4));
   }
 }
 
