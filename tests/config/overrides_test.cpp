@@ -56,10 +56,12 @@ TEST_CASE("config: an override may set a MoE key the resolved experiment leaves 
   doc["model"]["experts"] = 8;
   doc["model"]["experts_per_token"] = 2;
   const auto ex = config::parse_experiment(doc, "mem.json",
-                                           {"parallelism.ep=4", "training.moe_imbalance=1.5", "model.shared_experts=1"});
+                                           {"parallelism.ep=4", "training.moe_imbalance=1.5", "model.shared_experts=1",
+                                            "software.moe_pad_to_capacity=true"});
   CHECK(ex.parallelism.ep == 4);
   CHECK(ex.training.moe_imbalance == 1.5);
   CHECK(ex.model.shared_experts == 1);
+  CHECK(ex.software.moe_pad_to_capacity);
   CHECK(ex.resolved["parallelism"]["ep"] == 4);
   CHECK_THROWS_AS(config::parse_experiment(test::small_experiment(), "mem.json", {"parallelism.ep=4"}), InputError);
 }
