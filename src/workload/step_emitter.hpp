@@ -52,35 +52,15 @@ class Emitter {
     out_.push_back(std::move(s));
   }
   void collective(CollectiveOp op, double bytes, bool overlapped = false) {
-    Step s;
-    s.kind = c_.d.tp == 1 ? Step::Kind::Cut : Step::Kind::TpCollective;
-    s.category = cat_;
-    s.layer = layer_;
-    s.op = op;
-    s.bytes = bytes;
-    s.overlapped = overlapped;
-    out_.push_back(std::move(s));
+    communication(c_.d.tp == 1 ? Step::Kind::Cut : Step::Kind::TpCollective, op, bytes, overlapped);
   }
   // An all-to-all on the expert-parallel group; a task boundary only at ep = 1.
   void expert_collective(double bytes) {
-    Step s;
-    s.kind = c_.d.ep == 1 ? Step::Kind::Cut : Step::Kind::EpCollective;
-    s.category = cat_;
-    s.layer = layer_;
-    s.op = CollectiveOp::AllToAll;
-    s.bytes = bytes;
-    out_.push_back(std::move(s));
+    communication(c_.d.ep == 1 ? Step::Kind::Cut : Step::Kind::EpCollective, CollectiveOp::AllToAll, bytes, false);
   }
   // A K/V exchange on the context-parallel group (context_steps.hpp); only at cp > 1.
   void context_collective(CollectiveOp op, double bytes, bool overlapped) {
-    Step s;
-    s.kind = Step::Kind::CpCollective;
-    s.category = cat_;
-    s.layer = layer_;
-    s.op = op;
-    s.bytes = bytes;
-    s.overlapped = overlapped;
-    out_.push_back(std::move(s));
+    communication(Step::Kind::CpCollective, op, bytes, overlapped);
   }
   void cut() {
     Step s;
@@ -125,6 +105,17 @@ class Emitter {
   double full_activation() const { return dbl(c_.tokens()) * dbl(c_.d.hidden) * c_.act_bytes; }
 
  private:
+  void communication(Step::Kind kind, CollectiveOp op, double bytes, bool overlapped) {
+    Step s;
+    s.kind = kind;
+    s.category = cat_;
+    s.layer = layer_;
+    s.op = op;
+    s.bytes = bytes;
+    s.overlapped = overlapped;
+    out_.push_back(std::move(s));
+  }
+
   const StepContext& c_;
   std::int32_t layer_;
   Category cat_;
