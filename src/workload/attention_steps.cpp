@@ -140,6 +140,11 @@ void attention_forward(const StepContext& c, Emitter& em) {
   }
 }
 
+bool rebuilds_attention(const StepContext& c) {
+  return c.recompute == Recompute::Selective ||
+         (c.recompute == Recompute::None && c.attention == hw::AttentionKernel::Flash);
+}
+
 void attention_rebuild(const StepContext& c, Emitter& em) {
   if (c.attention == hw::AttentionKernel::Materialized) {
     materialized_forward(c, em);

@@ -3,16 +3,6 @@
 #include "attention_steps.hpp"
 
 namespace trnsim::workload::steps {
-namespace {
-
-// Whether the backward rebuilds the probabilities (layer_backward's rule at cp = 1).
-bool rebuilds(const StepContext& c) {
-  return c.recompute == Recompute::Selective ||
-         (c.recompute == Recompute::None && c.attention == hw::AttentionKernel::Flash);
-}
-
-}  // namespace
-
 double kv_block_bytes(const StepContext& c) {
   return 2 * dbl(c.tokens()) * dbl(c.d.kv_width()) * c.act_bytes;
 }
@@ -36,7 +26,7 @@ void context_attention_forward(const StepContext& c, Emitter& em) {
 void context_attention_backward(const StepContext& c, Emitter& em) {
   const double block = kv_block_bytes(c);
   auto block_backward = [&] {
-    if (rebuilds(c)) attention_rebuild(c, em);
+    if (rebuilds_attention(c)) attention_rebuild(c, em);
     attention_backward(c, em);
   };
   if (c.cp_attention == CpAttention::AllGather) {

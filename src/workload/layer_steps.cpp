@@ -86,8 +86,7 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   if (c.recompute == Recompute::Full) layer_forward(c, layer, Category::Recompute, out);
   // The flash kernel rebuilds the probabilities in the backward pass whatever the mode (under CP
   // inside each block's backward: context_steps.hpp).
-  if (c.cp == 1 && (c.recompute == Recompute::Selective ||
-                    (c.recompute == Recompute::None && c.attention == hw::AttentionKernel::Flash))) {
+  if (c.cp == 1 && steps::rebuilds_attention(c)) {
     Emitter rec(c, layer, Category::Recompute, out);
     steps::attention_rebuild(c, rec);
   }
