@@ -132,6 +132,15 @@ json write_fields(const S& s, std::span<const Field<S>> table) {
   return out;
 }
 
+// Whether `key` is a row written back only when set (Field::optional with a test): the resolved
+// experiment leaves it out at its default, yet it is an input (--set may add it).
+template <class S>
+bool written_only_when_set(std::span<const Field<S>> table, std::string_view key) {
+  for (const Field<S>& f : table)
+    if (f.key == key && f.need == Need::Optional && f.written != nullptr) return true;
+  return false;
+}
+
 namespace field_impl {
 
 template <class P>

@@ -1,6 +1,4 @@
 // --set PATH=VALUE: a dotted path into the resolved experiment and a JSON (or string) value.
-#include <algorithm>
-#include <iterator>
 #include <sstream>
 #include <string_view>
 #include <utility>
@@ -8,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "json_reader.hpp"
+#include "parse.hpp"
 #include "resolve.hpp"
 #include "trnsim/error.hpp"
 
@@ -88,13 +87,7 @@ void apply_override(json& document, const Override& o, const std::string& file) 
     }
     // Keys the resolved experiment leaves out while at their default (the field tables write them
     // back only when set): --set may still set them.
-    static constexpr std::pair<std::string_view, std::string_view> kOmittedAtDefault[] = {
-        {"/parallelism", "ep"},           {"/training", "moe_imbalance"}, {"/training", "moe_capacity_factor"},
-        {"/model", "expert_ffn_hidden"}, {"/model", "shared_experts"},  {"/model", "dense_layers"},
-        {"/parallelism", "cp"},           {"/software", "cp_attention"},  {"/software", "moe_pad_to_capacity"}};
-    if (it == node->end() && last &&
-        std::find(std::begin(kOmittedAtDefault), std::end(kOmittedAtDefault),
-                  std::pair<std::string_view, std::string_view>{path, key}) != std::end(kOmittedAtDefault)) {
+    if (it == node->end() && last && omitted_at_default(path, key)) {
       (*node)[key] = o.value;
       return;
     }

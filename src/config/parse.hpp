@@ -5,6 +5,8 @@
 // parse_* reads the keys through an ObjectReader (ranges, unknown keys) and checks what one object
 // can check alone; to_json writes the struct back with units in the keys. Checks across objects
 // are workload's (validation.cpp).
+#include <string_view>
+
 #include <nlohmann/json.hpp>
 
 #include "json_reader.hpp"
@@ -36,5 +38,10 @@ json to_json(const workload::ParallelismSpec& parallelism);
 json to_json(const NetworkOptions& network);
 json to_json(const Measured& measured);
 json to_json(const workload::SoftwareSpec& software);
+
+// Whether `key` of the experiment object at `path` ("/model", "/training", "/parallelism",
+// "/software") is an input the resolved experiment leaves out while at its default.
+bool omitted_at_default(std::string_view path, std::string_view key);
+bool workload_omitted_at_default(std::string_view path, std::string_view key);  // /model, /training, /parallelism
 
 }  // namespace trnsim::config::detail

@@ -222,4 +222,9 @@ workload::SoftwareSpec parse_software(ObjectReader r) { return read_struct<Softw
 
 json to_json(const workload::SoftwareSpec& software) { return write_fields<SoftwareSpec>(software, kSoftwareFields); }
 
+bool omitted_at_default(std::string_view path, std::string_view key) {
+  if (path == "/software") return written_only_when_set<SoftwareSpec>(kSoftwareFields, key);
+  return workload_omitted_at_default(path, key);
+}
+
 }  // namespace trnsim::config::detail

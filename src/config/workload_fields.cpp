@@ -111,4 +111,11 @@ json to_json(const workload::ParallelismSpec& parallelism) {
   return write_fields<ParallelismSpec>(parallelism, kParallelismFields);
 }
 
+bool workload_omitted_at_default(std::string_view path, std::string_view key) {
+  if (path == "/model") return written_only_when_set<ModelSpec>(kModelFields, key);
+  if (path == "/training") return written_only_when_set<TrainingSpec>(kTrainingFields, key);
+  if (path == "/parallelism") return written_only_when_set<ParallelismSpec>(kParallelismFields, key);
+  return false;
+}
+
 }  // namespace trnsim::config::detail
