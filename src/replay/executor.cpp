@@ -239,19 +239,49 @@ class Run {
   // on their streams: a collective member holding its stream while a task queued behind it is
   // one its call waits for.
   [[noreturn]] void report_stuck() const {
+    const StuckError::Blocker blocker = find_blocker();
     for (TaskId t = 0; t < graph_.tasks.size(); ++t) {
       const Task& task = graph_.tasks[t];
       if (!deps_left_[t].done()) {
         throw StuckError(fmt::format(
             "replay: {} of {} tasks never ran; task {} on rank {} still waits for {} dependencies "
-            "(tasks queued on a stream behind a collective that waits for them)",
-            graph_.tasks.size() - finished_, graph_.tasks.size(), t, task.rank, deps_left_[t].left()),
-            t, graph_.tasks.size() - finished_);
+            "(tasks queued on a stream behind a collective that waits for them; task {} holds its stream "
+            "waiting for task {})",
+            graph_.tasks.size() - finished_, graph_.tasks.size(), t, task.rank, deps_left_[t].left(),
+            blocker.holder, blocker.missing),
+            t, graph_.tasks.size() - finished_, blocker);
       }
     }
     throw InternalError(fmt::format("replay: {} of {} tasks never finished (a collective whose members "
                                     "did not all arrive)",
                                     graph_.tasks.size() - finished_, graph_.tasks.size()));
+  }
+
+  // The task holding `t`'s stream at the end, or kNoTask when the stream is free.
+  TaskId stream_holder(TaskId t) const {
+    const StreamQueue& q = queues_[queue_index(graph_.tasks[t])];
+    return q.busy && q.head > 0 ? q.ready[q.head - 1] : kNoTask;
+  }
+
+  // A collective member that reached its call and holds its stream while a member of the same
+  // call never arrived, and why that member did not.
+  StuckError::Blocker find_blocker() const {
+    StuckError::Blocker b;
+    for (const StreamQueue& q : queues_) {
+      if (!q.busy || q.head == 0 || q.computing != kNoTask) continue;
+      const TaskId t = q.ready[q.head - 1];
+      const Task& task = graph_.tasks[t];
+      if (task.kind != TaskKind::Collective || awaiting_[task.call].done()) continue;
+      for (const TaskId m : members_.of(task.call)) {
+        if (stream_holder(m) == m) continue;
+        b.holder = t;
+        b.missing = m;
+        b.missing_deps = deps_left_[m].left();
+        if (deps_left_[m].done()) b.missing_behind = stream_holder(m);
+        return b;
+      }
+    }
+    return b;
   }
 
   sim::Engine& engine_;

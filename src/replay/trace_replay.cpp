@@ -75,11 +75,20 @@ StepRun simulate_trace(const StepInput& input, trace::Trace trace, const Duratio
     // The trace's own order deadlocks (build_trace's checks pass: no cycle through dependencies
     // and calls): its ranks reach their collectives on one stream in an order that waits on itself.
     if (e.task() >= nodes.size()) throw;
-    const auto& n = nodes[e.task()];
-    throw InputError(fmt::format("{}: rank {} node {}: never runs in the replay ({} of {} tasks wait forever): a collective "
-                                 "holds its rank's stream while a node queued behind it is one its call waits for "
+    const auto node = [&](workload::TaskId t) { return fmt::format("rank {} node {}", nodes[t].rank, nodes[t].id); };
+    const StuckError::Blocker& b = e.blocker();
+    std::string blocker;
+    if (b.holder < nodes.size() && b.missing < nodes.size()) {
+      const std::string why = b.missing_behind < nodes.size()
+                                  ? fmt::format("queued behind {} on its stream", node(b.missing_behind))
+                                  : fmt::format("waiting for {} of its dependencies", b.missing_deps);
+      blocker = fmt::format(": {} holds its stream, waiting for its call's member {}, {}", node(b.holder),
+                            node(b.missing), why);
+    }
+    throw InputError(fmt::format("{}: {}: never runs in the replay ({} of {} tasks wait forever): a collective "
+                                 "holds its rank's stream while a node queued behind it is one its call waits for{} "
                                  "(give each collective the dependencies that order it after the rank's earlier calls)",
-                                 run.trace.file, n.rank, n.id, e.waiting(), run.graph.tasks.size()));
+                                 run.trace.file, node(e.task()), e.waiting(), run.graph.tasks.size(), blocker));
   }
   return run;
 }

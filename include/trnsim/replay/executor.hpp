@@ -52,25 +52,35 @@ double collective_hbm_bytes(workload::CollectiveOp op, int ranks, double bytes);
 
 // What execute throws when tasks are left waiting at the end: a collective member held its stream
 // ahead of a task its call waits for. build_step's graphs never do (an internal error); a trace
-// can, and simulate_trace names the trace's node instead (an input error).
+// can, and simulate_trace names the trace's nodes instead (an input error).
 class StuckError : public InternalError {
  public:
-  StuckError(const std::string& message, workload::TaskId task, std::size_t waiting)
-      : InternalError(message), task_(task), waiting_(waiting) {}
+  static constexpr workload::TaskId kNone = 0xffffffffu;
+  // What blocks: a collective member holding its stream (`holder`), one member of its call that
+  // never reached it (`missing`), and why: `missing_behind`, the task holding the missing member's
+  // stream, or kNone when it still waits for `missing_deps` dependencies. kNone where not found.
+  struct Blocker {
+    workload::TaskId holder = kNone, missing = kNone, missing_behind = kNone;
+    std::uint32_t missing_deps = 0;
+  };
+  StuckError(const std::string& message, workload::TaskId task, std::size_t waiting, Blocker blocker)
+      : InternalError(message), task_(task), waiting_(waiting), blocker_(blocker) {}
   workload::TaskId task() const { return task_; }  // the first task left waiting
   std::size_t waiting() const { return waiting_; }  // how many never ran
+  const Blocker& blocker() const { return blocker_; }
 
  private:
   workload::TaskId task_;
   std::size_t waiting_;
+  Blocker blocker_;
 };
 
 // Contract: simulates `graph` from the engine's now() until no task is left; work_seconds[i] is
 // the duration of StepGraph::works[i] on one rank (cost::ComputeModel, or a trace's measurement).
 // Before the first event, throws workload::CycleError (an InternalError) naming the tasks of a
 // dependency cycle, collective calls included (workload/step_graph_order.hpp); throws
-// StuckError (an InternalError) naming the first task still left waiting at the end (a collective member holding its
-// stream ahead of a task its call waits for). Cost: O(tasks + edges) plus the engine's and
+// StuckError (an InternalError) naming the first task still left waiting at the end and the
+// collective member holding its stream ahead of a task its call waits for. Cost: O(tasks + edges) plus the engine's and
 // network's work, plus O(streams) per change of a rank's network activity and one cancelled and
 // rescheduled event per compute task whose rate it changes.
 Timeline execute(sim::Engine& engine, const workload::StepGraph& graph,
