@@ -91,7 +91,8 @@ void apply_override(json& document, const Override& o, const std::string& file) 
     static constexpr std::pair<std::string_view, std::string_view> kOmittedAtDefault[] = {
         {"/parallelism", "ep"},           {"/training", "moe_imbalance"}, {"/training", "moe_capacity_factor"},
         {"/model", "expert_ffn_hidden"}, {"/model", "shared_experts"},  {"/model", "dense_layers"},
-        {"/parallelism", "cp"},           {"/software", "cp_attention"},  {"/software", "moe_pad_to_capacity"}};
+        {"/parallelism", "cp"},           {"/software", "cp_attention"},  {"/software", "moe_pad_to_capacity"},
+        {"/software", "fsdp_prefetch_units"}};
     if (it == node->end() && last &&
         std::find(std::begin(kOmittedAtDefault), std::end(kOmittedAtDefault),
                   std::pair<std::string_view, std::string_view>{path, key}) != std::end(kOmittedAtDefault)) {
