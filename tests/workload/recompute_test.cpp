@@ -61,6 +61,33 @@ TEST_CASE("recompute: the FLOPs each mode reruns, derived by hand") {
   CHECK(op < F);
 }
 
+TEST_CASE("recompute: the op policy reruns a MoE layer's attention half, not its experts") {
+  // The shape above with 4 experts of width 256, top-2, every layer MoE: per layer the rebuild A
+  // and the k and o projections (2 T h kv + 2 T q h); no up projection, no expert GEMM, no router
+  // (assumption of layer_steps.cpp: the expert block is kept).
+  ModelSpec m = llama(4, 256, 2, 1, 512, 1024);
+  m.experts = 4;
+  m.experts_per_token = 2;
+  m.expert_ffn_hidden = 256;
+  const double T = 256, s = 256, h = 256, q = 256, kv = 128, L = 4;
+  const double A = 2 * s * s * q;
+  const StepGraph g = build_step(m, training(256, 1, 1), parallelism(1, 1, 1, false, Recompute::SelectiveOp),
+                                 SoftwareSpec{});
+  CHECK(recomputed_flops(g) == Approx(L * (A + 2 * T * h * kv + 2 * T * q * h)));
+  // Held per layer (memory.hpp, tp 1, e = 2, E = 4, k = 2, balanced: R = T k = 512 rows): the
+  // attention half, input e T h + q, v, attention output e T (2 q + kv) = 131,072 + 327,680, plus
+  // the expert block as under selective: router input e T h (131,072) + fp32 probabilities 4 T E
+  // (4,096) + expert input e R h (262,144) + SwiGLU intermediates 3 e R f (786,432) + expert
+  // outputs e T k h (262,144): 1,904,640 per layer, 4 layers in flight.
+  const double e = 2, E = 4, k = 2, f = 256, R = T * k;
+  const double held = e * T * h + e * T * (2 * q + kv) + e * T * h + 4 * T * E + e * R * h + 3 * e * R * f +
+                      e * T * k * h;
+  CHECK(held == 1904640);
+  CHECK(estimate_memory(m, training(256, 1, 1), parallelism(1, 1, 1, false, Recompute::SelectiveOp), SoftwareSpec{})
+            .stages[0]
+            .activations == Approx(L * held));
+}
+
 TEST_CASE("recompute: positions count a rank's layers chunk by chunk") {
   // 8 layers, pp 2, 2 virtual stages: chunks of 2 layers; stage 0 holds chunks 0 (layers 0, 1)
   // and 2 (layers 4, 5), so layer 4 is its 3rd layer and layer 5 its 4th.
