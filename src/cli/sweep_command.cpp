@@ -219,7 +219,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
   list("--cp", o->cp,
        "Context-parallel degrees: a --vary axis on parallelism.cp, after the --vary axes (columns, CSV and JSON "
        "name it parallelism.cp)");
-  cmd->add_option("--recompute", o->recompute, "Activation recompute modes: none, selective, full")->delimiter(',');
+  cmd->add_option("--recompute", o->recompute,
+                  "Activation recompute modes: none, selective, selective-op, full, full-every-2, full-every-3, "
+                  "full-every-4")
+      ->delimiter(',');
   cmd->add_option("--sp", o->sequence_parallel, "Sequence parallelism: on, off")->delimiter(',');
   cmd->add_option("--vary", o->vary,
                   "Any experiment field: PATH=V1,V2,... as --set takes it, e.g. cluster.count=16,32 or "

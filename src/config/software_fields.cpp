@@ -29,7 +29,7 @@ constexpr Field<PlanDefaults> kPlanDefaultsFields[] = {
     integer<&PlanDefaults::zero>("zero", {0, 3}, "ZeRO stage (0 to 3; 3 = FSDP)"),
     value<&PlanDefaults::schedule>("schedule", "gpipe, 1f1b or 1f1b-interleaved"),
     integer<&PlanDefaults::virtual_stages>("virtual_stages", kDegree, "interleaved model chunks per rank"),
-    value<&PlanDefaults::recompute>("recompute", "none, selective or full"),
+    value<&PlanDefaults::recompute>("recompute", "none, selective, selective-op, full or full-every-2/3/4"),
     value<&PlanDefaults::attention>("attention", "flash or materialized"),
 };
 
@@ -213,6 +213,9 @@ const Field<SoftwareSpec> kSoftwareFields[] = {
         .optional([](const SoftwareSpec& s) { return s.moe_pad_to_capacity; }),
     value<&SoftwareSpec::cp_attention>("cp_attention", "context parallelism's K/V exchange: ring or allgather")
         .optional([](const SoftwareSpec& s) { return s.cp_attention != workload::CpAttention::Ring; }),
+    integer<&SoftwareSpec::fsdp_prefetch_units>("fsdp_prefetch_units", {0, 1 << 20},
+                                                "FSDP: layers whose all-gather runs ahead of the computing one")
+        .optional([](const SoftwareSpec& s) { return s.fsdp_prefetch_units != 1; }),
     collectives_row(),
 };
 

@@ -125,7 +125,10 @@ SweepAxes capacity_axes(const PlanOutcome& base) {
   const auto r = parse_enum<workload::Recompute>(*base.recompute);
   a.recompute = {*r};
   if (*r == workload::Recompute::Full) a.recompute.push_back(workload::Recompute::Selective);
-  if (*r == workload::Recompute::Selective) a.recompute.push_back(workload::Recompute::None);
+  // Selective (either form) and full-every-n step down to none.
+  if (*r != workload::Recompute::Full && *r != workload::Recompute::None) {
+    a.recompute.push_back(workload::Recompute::None);
+  }
   return a;
 }
 

@@ -141,7 +141,7 @@ void attention_forward(const StepContext& c, Emitter& em) {
 }
 
 bool rebuilds_attention(const StepContext& c) {
-  return c.recompute == Recompute::Selective ||
+  return c.recompute == Recompute::Selective || c.recompute == Recompute::SelectiveOp ||
          (c.recompute == Recompute::None && c.attention == hw::AttentionKernel::Flash);
 }
 

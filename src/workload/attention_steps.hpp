@@ -17,8 +17,9 @@ void attention_forward(const StepContext& c, Emitter& em);
 // rebuilds the probabilities, S = Q K^T with the saved row statistics (none or selective alike:
 // it never stores them), not the output P V.
 void attention_rebuild(const StepContext& c, Emitter& em);
-// Whether the backward pass runs attention_rebuild: under selective recompute, and under none
-// with the flash kernel (full recompute replays the whole forward instead).
+// Whether the backward pass runs attention_rebuild: under selective recompute (Megatron's, and
+// TorchTitan's op policy, which keeps the attention output but not the probabilities), and under
+// none with the flash kernel (full recompute replays the whole forward instead).
 bool rebuilds_attention(const StepContext& c);
 // Backward of the attention core; its forward (recomputed or stored) precedes it.
 void attention_backward(const StepContext& c, Emitter& em);

@@ -1,5 +1,6 @@
 #include "trnsim/workload/build_step.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <utility>
@@ -82,6 +83,8 @@ class Builder {
     c.head_parameters = head_params();
     c.expert_load = expert_load(training_, software_);
     c.gradient_shard = sharded_gradients() ? 1.0 / dbl(plan_.grad_dp()) : 1.0;
+    c.expert_gradient_shard = sharded_gradients() && plan_.ep > 1 ? 1.0 / dbl(plan_.grad_dp() / plan_.ep)
+                                                                  : c.gradient_shard;
     c.dispatch_factor = software_.moe_pad_to_capacity && training_.moe_capacity_factor > 0
                             ? training_.moe_capacity_factor : 1.0;
     return c;
@@ -110,7 +113,9 @@ class Builder {
         marks.push_back({bwd.size() - 1, head_params()});
       }
       for (I64 l = first_layer + per_chunk - 1; l >= first_layer; --l) {
-        layer_backward(c, i32(l), bwd);
+        StepContext lc = c;  // full-every-n: this layer's own mode
+        lc.recompute = plan_.layer_mode(model_.layers, vs, l);
+        layer_backward(lc, i32(l), bwd);
         const LayerParameters lp = layer_parameters(dims_, l);
         marks.push_back({bwd.size() - 1, lp.total(), lp.experts});
       }
@@ -190,11 +195,17 @@ class Builder {
   // FSDP (ZeRO-3) in one unit (a micro-batch's forward or backward of a chunk), wrapping each
   // layer and the root (embedding, final norm, head) as TorchTitan does: the root's parameters
   // are all-gathered over DP when the pass starts and held through it; each layer's before its
-  // first segment, the next layer's gather issued when this layer starts (one unit of prefetch,
-  // FSDP2's default: the gather of layer i+1 waits for layer i-1 to finish, so at most two layers
-  // are gathered). In a backward unit each layer's gradients are reduce-scattered once its last
-  // segment ends, the root's at the unit's end. The unit's first gathers wait for the compute
-  // before the unit: they are exposed, as FSDP2's first gather of a pass is. Per micro-batch:
+  // first segment. Prefetch k (SoftwareSpec::fsdp_prefetch_units): the pass issues the gathers of
+  // its first k + 1 layers when it starts, and layer j + k's when layer j starts, i.e. after layer
+  // j-1's compute, so at most k + 1 layers are gathered (k = 1, FSDP2's default: the gather of
+  // layer j+1 waits for layer j-1 to finish; k = 0: every gather waits for the previous layer,
+  // exposed). With expert parallelism (ep > 1) a MoE layer's routed experts are gathered and
+  // reduce-scattered on their own data-parallel group (GroupKind::ExpertDp, dp x cp / ep ranks,
+  // nothing when that is 1), after its dense parameters on the DP group; the layer waits for
+  // both (the second follows the first on the DP stream). In a backward unit each layer's
+  // gradients are reduce-scattered once its last segment ends, the root's at the unit's end. The
+  // unit's first gathers wait for the compute before the unit: they are exposed, as FSDP2's first
+  // gather of a pass is. Per micro-batch:
   // every parameter gathered twice (forward, backward) and reduce-scattered once. ZeRO-2 runs the
   // same reduce-scatters (every micro-batch's gradients into the rank's shard, as DeepSpeed's
   // stage 2 reduces during each backward) without the gathers, and all-gathers the updated
@@ -208,16 +219,34 @@ class Builder {
     TaskId root_gather = kNone;
   };
 
+  // One collective of layer `layer`'s parameters (dense and experts together at ep = 1; with
+  // ep > 1 the dense ones on DP, then the experts on their DP group if it has more than one rank),
+  // after the compute chain; returns the last task emitted.
+  TaskId fsdp_collective(RankState& st, CollectiveOp op, double element_bytes, I32 layer, I32 micro_batch) {
+    const LayerParameters lp = layer_parameters(dims_, layer);
+    if (plan_.ep == 1 || lp.experts == 0) {
+      return emit_dp_collective(st, GroupKind::Dp, op, lp.total() * element_bytes, st.chain, layer, micro_batch);
+    }
+    TaskId last = emit_dp_collective(st, GroupKind::Dp, op, lp.dense * element_bytes, st.chain, layer, micro_batch);
+    if (plan_.grad_dp() / plan_.ep > 1) {
+      last = emit_dp_collective(st, GroupKind::ExpertDp, op, lp.experts * element_bytes, st.chain, layer, micro_batch);
+    }
+    return last;
+  }
+
   void fsdp_gather(RankState& st, FsdpUnit& f, std::size_t i, I32 micro_batch) {
     if (i >= f.layers.size() || !fsdp()) return;
-    const double size = layer_parameters(dims_, f.layers[i]).total() * workload::bytes(precision_.weights);
-    f.gathers[i] =
-        emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, size, st.chain, f.layers[i], micro_batch);
+    f.gathers[i] = fsdp_collective(st, CollectiveOp::AllGather, workload::bytes(precision_.weights), f.layers[i],
+                                   micro_batch);
   }
 
   void fsdp_reduce(RankState& st, const FsdpUnit& f, std::size_t i, I32 micro_batch) {
-    const double size = layer_parameters(dims_, f.layers[i]).total() * workload::bytes(precision_.gradients);
-    emit_dp_collective(st, GroupKind::Dp, CollectiveOp::ReduceScatter, size, st.chain, f.layers[i], micro_batch);
+    fsdp_collective(st, CollectiveOp::ReduceScatter, workload::bytes(precision_.gradients), f.layers[i], micro_batch);
+  }
+
+  // Prefetch depth, at most the unit's layers (SoftwareSpec::fsdp_prefetch_units).
+  std::size_t prefetch(const FsdpUnit& f) const {
+    return std::min(f.layers.size(), static_cast<std::size_t>(software_.fsdp_prefetch_units));
   }
 
   // Before the segment `seg` of a unit: the gathers (and the previous layer's reduce-scatter) due
@@ -229,15 +258,14 @@ class Builder {
         const double size = f.root * workload::bytes(precision_.weights);
         f.root_gather = emit_dp_collective(st, GroupKind::Dp, CollectiveOp::AllGather, size, st.chain, -1, micro_batch);
       }
-      fsdp_gather(st, f, 0, micro_batch);
-      fsdp_gather(st, f, 1, micro_batch);
+      for (std::size_t i = 0; i <= prefetch(f); ++i) fsdp_gather(st, f, i, micro_batch);
     }
     if (seg.layer < 0) return f.root_gather;
     const auto i = static_cast<std::size_t>(f.current);
     if (f.current >= 0 && seg.layer == f.layers[i]) return kNone;
     if (f.current >= 0) {
       if (backward) fsdp_reduce(st, f, i, micro_batch);
-      fsdp_gather(st, f, i + 2, micro_batch);
+      fsdp_gather(st, f, i + 1 + prefetch(f), micro_batch);
     }
     ++f.current;
     return f.gathers[static_cast<std::size_t>(f.current)];

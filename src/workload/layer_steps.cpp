@@ -47,6 +47,36 @@ void layer_boundary(Steps& out) {
   out.push_back(std::move(s));
 }
 
+// TorchTitan's per-operator policy (Recompute::SelectiveOp, specs.hpp): the forward kernels the
+// backward reruns. Kept: the odd matmul outputs in TorchTitan's order q, k, v, o, [gate, up,] down
+// (q, v, the gate under SwiGLU, fc1 under GELU, the down projection), the attention kernel's
+// output and the TP reduce-scatters' outputs. The rerun follows the forward and stops at the last
+// tensor the backward needs (PyTorch checkpoint's early stop), the MLP activation's output (the
+// down projection's input), so it reruns: norm1, the SP all-gather of its output, the k share of
+// the fused qkv GEMM, rotary, the output projection (its all-reduce without SP), residual1, norm2,
+// its SP all-gather, the up share of the gate+up GEMM under SwiGLU, the activation. Recomputed
+// matmul FLOPs per layer: 2 T h (kv_r + q_r) [k, o] + 2 T h f_r [up, SwiGLU only]. A MoE layer's
+// expert block is not rerun (assumption: the policy's treatment of the grouped expert GEMMs is not
+// in the software facts); its attention half and norm2 are.
+void op_policy_recompute(const StepContext& c, std::int32_t layer, Steps& out) {
+  Emitter em(c, layer, Category::Recompute, out);
+  const auto& d = c.d;
+  const std::int64_t t = c.tokens();
+  const double e = c.act_bytes;
+  em.kernel(norm(c, "norm1", false));
+  em.enter_region();
+  em.kernel(matmul("k", OpClass::Matmul, t, d.kv_width(), d.hidden, 1, e));
+  if (d.rotary) em.kernel(rotary(c, "rotary"));
+  em.kernel(matmul("attn_out", OpClass::Matmul, t, d.hidden, d.q_width(), 1, e));
+  if (!c.sequence_parallel && d.tp > 1) em.leave_region();
+  em.kernel(residual(c, "residual1"));
+  em.kernel(norm(c, "norm2", false));
+  if (d.moe_layer(layer)) return;
+  em.enter_region();
+  if (d.swiglu) em.kernel(matmul("up", OpClass::Matmul, t, d.ffn, d.hidden, 1, e));
+  em.kernel(activation(c, false));
+}
+
 }  // namespace
 
 void layer_forward(const StepContext& c, std::int32_t layer, Category category, Steps& out) {
@@ -83,7 +113,9 @@ void layer_forward(const StepContext& c, std::int32_t layer, Category category, 
 
 void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   layer_boundary(out);
+  // Full-every-n reaches here as Full or None (Plan::layer_mode).
   if (c.recompute == Recompute::Full) layer_forward(c, layer, Category::Recompute, out);
+  if (c.recompute == Recompute::SelectiveOp) op_policy_recompute(c, layer, out);
   // The flash kernel rebuilds the probabilities in the backward pass whatever the mode (under CP
   // inside each block's backward: context_steps.hpp).
   if (c.cp == 1 && steps::rebuilds_attention(c)) {
@@ -119,7 +151,10 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   em.kernel(matmul("qkv_dgrad", OpClass::Matmul, t, d.hidden, qkv, 1, e));
   em.enter_region_backward(steps::wgrad(c, "qkv_wgrad", d.hidden, qkv, t, e));
   em.kernel(norm(c, "norm1_bwd", true));
-  if (steps::accumulates_separately(c)) em.kernel(steps::gradient_accumulation(c, layer_parameters(d, layer).total()));
+  if (steps::accumulates_separately(c)) {
+    const LayerParameters lp = layer_parameters(d, layer);
+    em.kernel(steps::gradient_accumulation(c, lp.total(), lp.experts));
+  }
 }
 
 // Vocabulary-parallel embedding: each rank looks up the tokens of its vocabulary shard (zeros for

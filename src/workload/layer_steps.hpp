@@ -59,9 +59,11 @@ struct StepContext {
   // factor on the all-to-all buffers (capacity padding).
   double expert_load = 1;
   double dispatch_factor = 1;
-  // The share of a layer's gradients the rank accumulates: 1 / dp under FSDP (the reduce-scattered
-  // shard), else 1.
+  // The share of a layer's gradients the rank accumulates: 1 / dp under ZeRO-2 and FSDP (the
+  // reduce-scattered shard), else 1; its routed experts' share, 1 / (dp / ep) (their own
+  // data-parallel group), else 1.
   double gradient_shard = 1;
+  double expert_gradient_shard = 1;
   std::int64_t tokens() const { return micro_batch * seq_len; }
 };
 

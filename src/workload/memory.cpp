@@ -48,6 +48,27 @@ LayerParameters stage_parameters(const ModelSpec& model, const Plan& plan, std::
   return p;
 }
 
+namespace {
+
+// TorchTitan's op policy (memory.hpp): the outputs of one of the two TP reduce-scatters of a layer
+// (sigma e T h), kept under SP with tp > 1.
+double op_policy_scatter_bytes(const Plan& plan, double full) {
+  return plan.sequence_parallel && plan.tp > 1 ? full / dbl(plan.tp) : 0;
+}
+
+// Its attention half: the layer input, the q and v outputs, the attention output, the
+// reduce-scatter after the output projection.
+double op_policy_attention_bytes(const ModelSpec& model, const Plan& plan, const TrainingSpec& training) {
+  const LayerDims d = layer_dims(model, plan.tp);
+  const double e = activation_bytes(training.precision);
+  const double t = dbl(plan.micro_batch) * dbl(plan.local_seq(training.seq_len));
+  const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
+  return sigma * e * t * dbl(d.hidden) + e * t * (2 * dbl(d.q_width()) + dbl(d.kv_width())) +
+         op_policy_scatter_bytes(plan, e * t * dbl(d.hidden));
+}
+
+}  // namespace
+
 double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const TrainingSpec& training,
                               Recompute mode) {
   const LayerDims d = layer_dims(model, plan.tp);
@@ -55,7 +76,11 @@ double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const Tr
   const double t = dbl(plan.micro_batch) * dbl(plan.local_seq(training.seq_len));
   const double h = dbl(d.hidden);
   const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
-  if (mode == Recompute::Full) return sigma * e * t * h;
+  if (full_recompute_interval(mode) > 0) return sigma * e * t * h;
+  if (mode == Recompute::SelectiveOp) {
+    return op_policy_attention_bytes(model, plan, training) +
+           (d.swiglu ? e * t * dbl(d.ffn) + e * t * h : e * t * dbl(d.ffn)) + op_policy_scatter_bytes(plan, e * t * h);
+  }
   double bytes = sigma * (4 * e * t * h + (d.dropout ? 2 * t * h : 0));
   bytes += 2 * e * t * dbl(d.q_width()) + 2 * e * t * dbl(d.kv_width());
   bytes += (d.swiglu ? 3 : 2) * e * t * dbl(d.ffn);
@@ -71,7 +96,7 @@ double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const Tr
 double moe_layer_activation_bytes(const ModelSpec& model, const Plan& plan, const TrainingSpec& training,
                                   Recompute mode, double expert_load) {
   const double dense = layer_activation_bytes(model, plan, training, mode);
-  if (mode == Recompute::Full) return dense;
+  if (full_recompute_interval(mode) > 0) return dense;
   const LayerDims d = layer_dims(model, plan.tp, plan.ep);
   const double e = activation_bytes(training.precision);
   const double t = dbl(plan.micro_batch) * dbl(plan.local_seq(training.seq_len));
@@ -84,20 +109,25 @@ double moe_layer_activation_bytes(const ModelSpec& model, const Plan& plan, cons
   double moe = sigma * e * t * h + 4 * sigma * t * dbl(d.experts) + e * rows * h + m * e * rows * f +
                e * sigma * t * k * h;
   if (d.shared_experts > 0) moe += sigma * e * t * h + m * e * t * dbl(d.shared_experts) * f;
+  // The op policy keeps the expert block as selective does (layer_steps.cpp: not rerun).
+  if (mode == Recompute::SelectiveOp) return op_policy_attention_bytes(model, plan, training) + moe;
   return dense - (sigma * e * t * h + m * e * t * dbl(d.ffn)) + moe;
 }
 
 namespace {
 
-// ZeRO-2 and -3 (build_step.cpp, FsdpUnit): gradients and optimizer states sharded over dp x cp,
-// besides the unsharded gradients of one layer (before its reduce-scatter) and of the root unit
-// (embedding, final norm and head). ZeRO-3 (FSDP) shards the parameters too, besides the
-// gathered root (held through a pass) and two layers (the one computing and the one prefetched).
+// ZeRO-2 and -3 (build_step.cpp, FsdpUnit): gradients and optimizer states sharded over dp x cp
+// (the routed experts over their dp x cp / ep), besides the unsharded gradients of one layer
+// (before its reduce-scatter) and of the root unit (embedding, final norm and head). ZeRO-3 (FSDP)
+// shards the parameters too, besides the gathered root (held through a pass) and k + 1 layers
+// (the one computing and the k prefetched, at most a chunk's layers).
 void sharded_state(const ModelSpec& model, const Plan& plan, const LayerDims& d, std::int64_t stage,
-                const PrecisionRecipe& precision, double state, StageMemory& m) {
+                   const PrecisionRecipe& precision, double state, std::int64_t prefetch, StageMemory& m) {
   double layers = 0, unit = 0;
+  std::int64_t chunk_max = 0;
   for (std::int64_t k = stage; k < plan.chunks(); k += plan.pp) {
     const std::int64_t first = plan.chunk_first_layer(model.layers, k);
+    chunk_max = std::max(chunk_max, plan.chunk_layers(model.layers, k));
     for (std::int64_t l = first; l < first + plan.chunk_layers(model.layers, k); ++l) {
       const double one = layer_parameters(d, l).total();
       layers += one;
@@ -106,9 +136,14 @@ void sharded_state(const ModelSpec& model, const Plan& plan, const LayerDims& d,
   }
   const double root = m.parameters - layers;
   const double dp = dbl(plan.grad_dp());
-  if (plan.zero == 3) m.weights = (m.parameters / dp + root + 2 * unit) * bytes(precision.weights);
-  m.gradients = m.parameters / dp * bytes(precision.grad_accumulation) + (unit + root) * bytes(precision.gradients);
-  m.optimizer = m.parameters * state / dp;
+  // At ep = 1 the experts share the dense parameters' group: p / dp as one figure.
+  const double shard = plan.ep == 1 ? m.parameters / dp
+                                    : (m.parameters - m.expert_parameters) / dp +
+                                          m.expert_parameters / dbl(plan.grad_dp() / plan.ep);
+  const double gathered = dbl(std::min(prefetch + 1, chunk_max));
+  if (plan.zero == 3) m.weights = (shard + root + gathered * unit) * bytes(precision.weights);
+  m.gradients = shard * bytes(precision.grad_accumulation) + (unit + root) * bytes(precision.gradients);
+  m.optimizer = shard * state;
 }
 
 }  // namespace
@@ -153,13 +188,30 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
     const double state = bytes(precision.master_weights) + moments * bytes(precision.optimizer_states);
     m.optimizer = split.dense * state / (plan.zero == 1 ? dbl(plan.grad_dp()) : 1.0);
     if (split.experts > 0) m.optimizer += split.experts * state / (plan.zero == 1 ? dbl(plan.grad_dp() / plan.ep) : 1.0);
-    if (plan.zero >= 2 && plan.grad_dp() > 1) sharded_state(model, plan, d, p, precision, state, m);
+    if (plan.zero >= 2 && plan.grad_dp() > 1) {
+      sharded_state(model, plan, d, p, precision, state, software.fsdp_prefetch_units, m);
+    }
     const auto order = stage_schedule(plan.schedule, plan.pp, p, plan.micro_batches, plan.virtual_stages);
     m.units_in_flight = peak_units_in_flight(order);
     // Chunks of one stage may differ by a layer (uneven split): weigh each unit by its chunk, a
     // MoE layer by its bytes over a dense layer's.
     std::vector<double> chunk_layers;
-    for (std::int64_t c = 0; c < plan.virtual_stages; ++c) {
+    bool recomputes_a_layer = full_recompute_interval(plan.recompute) == 1;
+    for (std::int64_t c = 0; c < plan.virtual_stages && full_recompute_interval(plan.recompute) > 1; ++c) {
+      // Full-every-n: each layer held under its own mode (full or none), weighed in bytes.
+      const std::int64_t vs = c * plan.pp + p;
+      const std::int64_t first = plan.chunk_first_layer(model.layers, vs);
+      const double load = expert_load(training, software);
+      double held = 0;
+      for (std::int64_t l = first; l < first + plan.chunk_layers(model.layers, vs); ++l) {
+        const Recompute mode = plan.layer_mode(model.layers, vs, l);
+        recomputes_a_layer = recomputes_a_layer || mode == Recompute::Full;
+        held += d.moe_layer(l) ? moe_layer_activation_bytes(model, plan, training, mode, load)
+                               : layer_activation_bytes(model, plan, training, mode);
+      }
+      chunk_layers.push_back(held / layer_held);
+    }
+    for (std::int64_t c = 0; c < plan.virtual_stages && full_recompute_interval(plan.recompute) <= 1; ++c) {
       const std::int64_t first = plan.chunk_first_layer(model.layers, c * plan.pp + p);
       const std::int64_t count = plan.chunk_layers(model.layers, c * plan.pp + p);
       const std::int64_t moe_layers = d.experts == 0 ? 0 : count - std::clamp<std::int64_t>(d.dense_layers - first, 0, count);
@@ -170,7 +222,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
       chunk_layers.push_back(weight);
     }
     m.activations = peak_weight_in_flight(order, chunk_layers) * layer_held;
-    if (plan.recompute == Recompute::Full) m.activations += layer_kept;
+    if (recomputes_a_layer) m.activations += layer_kept;
     if (p == 0) {
       std::vector<ScheduleUnit> first;
       for (const auto& u : order) if (u.chunk == 0) first.push_back(u);

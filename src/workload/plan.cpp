@@ -38,6 +38,12 @@ std::int64_t Plan::stage_layers(std::int64_t layers, std::int64_t stage) const {
   return n;
 }
 
+std::int64_t Plan::stage_position(std::int64_t layers, std::int64_t chunk, std::int64_t layer) const {
+  std::int64_t before = 0;
+  for (std::int64_t k = chunk % pp; k < chunk; k += pp) before += chunk_layers(layers, k);
+  return before + layer - chunk_first_layer(layers, chunk) + 1;
+}
+
 Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const ParallelismSpec& par,
                std::int64_t total_ranks) {
   check_model(model);

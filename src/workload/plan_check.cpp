@@ -41,12 +41,6 @@ void check_experts(const ModelSpec& m, const TrainingSpec& t, const ParallelismS
            "moe_capacity_factor on a dense model");
     return;
   }
-  if (p.ep > 1 && p.zero && *p.zero >= 2)
-    fail("/parallelism/zero",
-         fmt::format("ZeRO-{} with expert parallelism (ep {}) is not simulated yet: the experts' gradients would "
-                     "shard over dp / ep; expected zero 0 or 1",
-                     *p.zero, p.ep),
-         "zero 2 or 3 with ep > 1 is not simulated");
   if (p.dp % p.ep != 0)
     fail("/parallelism/ep", fmt::format("{} does not divide dp ({}): the EP group is part of the data-parallel group",
                                         p.ep, p.dp),

@@ -129,9 +129,13 @@ inline bool accumulates_separately(const StepContext& c) {
   return !c.kernels.fused_grad_accumulation &&
          (c.micro_batches > 1 || c.precision.grad_accumulation != c.precision.gradients);
 }
-// Under FSDP the rank adds into its shard only (StepContext::gradient_shard).
-inline Kernel gradient_accumulation(const StepContext& c, double all_parameters) {
-  const double parameters = all_parameters * c.gradient_shard;
+// Under ZeRO-2 and FSDP the rank adds into its shard only (StepContext::gradient_shard; the routed
+// experts' `expert_parameters` of `all_parameters` by expert_gradient_shard).
+inline Kernel gradient_accumulation(const StepContext& c, double all_parameters, double expert_parameters = 0) {
+  const double parameters = c.expert_gradient_shard == c.gradient_shard
+                                ? all_parameters * c.gradient_shard
+                                : (all_parameters - expert_parameters) * c.gradient_shard +
+                                      expert_parameters * c.expert_gradient_shard;
   const double traffic = parameters * (bytes(c.precision.gradients) + 2 * bytes(c.precision.grad_accumulation));
   return elementwise("grad_accumulate", OpClass::Elementwise, parameters, 0, traffic);
 }

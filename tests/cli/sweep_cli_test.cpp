@@ -69,6 +69,25 @@ TEST_CASE("cli sweep: --cp sweeps context parallelism, dp derived over tp x pp x
   CHECK(run(fmt::format("sweep '{}' --cp 2 --vary parallelism.cp=1,2", example("tiny-trn1.json"))).code == 2);
 }
 
+TEST_CASE("cli sweep: --recompute takes TorchTitan's modes") {
+  // tiny-trn1 (2 layers) at its own plan: one point per mode given, all simulated; the CSV's
+  // recompute column names each mode. An n the table lacks is an input error listing the modes.
+  const fs::path csv = scratch("recompute.csv");
+  const auto r = run(fmt::format("sweep '{}' --recompute none,selective-op,full-every-2,full --csv '{}'",
+                                 example("tiny-trn1.json"), csv.string()));
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("plans: 4 enumerated; 0 invalid, 0 out of memory, 4 simulated"));
+  const std::string table = slurp(csv);
+  for (const char* mode : {",none,", ",selective-op,", ",full-every-2,", ",full,"}) {
+    CHECK_THAT(table, Catch::Contains(mode));
+  }
+  fs::remove(csv);
+  const auto bad = run(fmt::format("sweep '{}' --recompute full-every-5", example("tiny-trn1.json")));
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--recompute: expected one of none, selective, selective-op, full, full-every-2, "
+                                      "full-every-3, full-every-4, found \"full-every-5\""));
+}
+
 TEST_CASE("cli sweep: bad options are input errors (exit 2)") {
   CHECK(sweep("--shard 2/2").code == 2);
   CHECK(sweep("--sp maybe").code == 2);

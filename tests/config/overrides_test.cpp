@@ -49,6 +49,17 @@ TEST_CASE("config: cluster.devices replaces the resolved count") {
   CHECK(ex.cluster.instances == 8);  // 64 GPUs / 8 per node
 }
 
+TEST_CASE("config: an override may set the FSDP prefetch depth the resolved experiment leaves out at 1") {
+  // software.fsdp_prefetch_units is written only when it differs from FSDP2's 1; --set reaches it,
+  // and its range (0 .. 2^20) holds.
+  const auto ex = config::parse_experiment(test::small_experiment(), "mem.json", {"software.fsdp_prefetch_units=3"});
+  CHECK(ex.software.fsdp_prefetch_units == 3);
+  CHECK(ex.resolved["software"]["fsdp_prefetch_units"] == 3);
+  CHECK(config::parse_experiment(test::small_experiment(), "mem.json", {}).software.fsdp_prefetch_units == 1);
+  CHECK_THROWS_WITH(config::parse_experiment(test::small_experiment(), "mem.json", {"software.fsdp_prefetch_units=-1"}),
+                    Catch::Contains("/software/fsdp_prefetch_units: expected an integer in [0, 1048576], found -1"));
+}
+
 TEST_CASE("config: an override may set a MoE key the resolved experiment leaves out at its default") {
   // The resolved experiment writes parallelism.ep, training.moe_* and the model's MoE layout only
   // when set; --set reaches them all the same, and the parser checks them (a dense model: error).

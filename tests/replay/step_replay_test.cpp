@@ -239,3 +239,67 @@ TEST_CASE("step replay: symmetric and full builds of an FSDP plan take the same 
   CHECK(a > sim::Time::us(100));
   CHECK(a == b);
 }
+
+TEST_CASE("step replay: symmetric and full builds of FSDP and ZeRO-2 with expert parallelism take the same step time") {
+  // zero 2 and 3 with ep 2 of dp 4: the experts' gathers and reduce-scatters on their own
+  // data-parallel groups (dp / ep = 2), the dense ones on the DP groups; tp 2, pp 2, 16 ranks.
+  ModelSpec m = llama(4, 512, 8, 2, 1408, 1000);
+  m.experts = 4;
+  m.experts_per_token = 2;
+  m.expert_ffn_hidden = 512;
+  const int zero = GENERATE(2, 3);
+  auto p = parallelism(2, 2, 4, true, Recompute::Selective, PipelineSchedule::OneFOneB, 1, zero);
+  p.ep = 2;
+  const auto [a, b] = symmetric_and_full(m, training(256, 16, 2), p, 16);
+  CHECK(a > sim::Time::us(100));
+  CHECK(a == b);
+}
+
+TEST_CASE("step replay: deeper FSDP prefetch exposes less of a gather that outlasts a layer's forward") {
+  // FSDP over dp 2 (tp 1, pp 1), one micro-batch, L = 4 layers. Every collective takes c = 1 ms
+  // (FixedCommunicator), every layer kernel 10 us, so a layer's forward w (its kernels' sum,
+  // about 0.1 ms) is shorter than a gather; embedding, head and optimizer kernels take 0 s. The
+  // forward pass on the rank's DP stream, one collective at a time: the root's gather R at
+  // [0, c], then the layers' gathers.
+  // k = 0: g0 at [c, 2c]; g_j is issued when layer j-1 ends: layer j starts at (j + 2) c + j w,
+  //   the head at (L + 1) c + L w.
+  // k = 1: g0, g1 back to back at start; g_{j+1} is issued when layer j-1 ends ((j + 1) c + w),
+  //   but the stream is busy until (j + 2) c, since c > w: layer j starts at (j + 2) c, the head
+  //   at (L + 1) c + w.
+  // k = 2: the same stream-bound times, the head at (L + 1) c + w.
+  // Gather time exposed before the head (its start - L w): (L + 1) c, then (L + 1) c - (L - 1) w
+  // for k = 1 and 2: more prefetch never exposes more.
+  const ModelSpec m = llama(4, 512, 8, 2, 1408, 1000);
+  const double c = 1e-3, L = 4;
+  auto head_start = [&](std::int64_t k, double& w) {
+    SoftwareSpec sw = plain_software();
+    sw.fsdp_prefetch_units = k;
+    const StepGraph g =
+        build_step(m, training(256, 4, 2), parallelism(1, 1, 2, false, Recompute::Selective,
+                                                       PipelineSchedule::OneFOneB, 1, 3), sw);
+    const auto seconds = kernel_count_seconds(g, 10e-6, 0);
+    const replay::Timeline tl = replay_step(g, seconds, c, 0);
+    w = 0;
+    double start = -1;
+    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+      const Task& t = g.tasks[i];
+      if (t.kind != TaskKind::Compute || t.category != Category::Forward) continue;
+      if (t.layer == 0) w += seconds[t.index];
+      bool head = false;
+      for (const auto& kr : g.works[t.index].kernels) head |= kr.name == std::string("final_norm");
+      if (head && start < 0) start = tl.spans[i].start.to_seconds();
+    }
+    REQUIRE(start >= 0);
+    return start;
+  };
+  double w = 0;
+  const double k0 = head_start(0, w);
+  REQUIRE(w < c);
+  CHECK(k0 - L * w == Approx((L + 1) * c).epsilon(1e-9));
+  const double k1 = head_start(1, w);
+  CHECK(k1 - L * w == Approx((L + 1) * c - (L - 1) * w).epsilon(1e-9));
+  const double k2 = head_start(2, w);
+  CHECK(k2 - L * w == Approx((L + 1) * c - (L - 1) * w).epsilon(1e-9));
+  CHECK(k1 < k0);
+  CHECK(k2 <= k1);
+}

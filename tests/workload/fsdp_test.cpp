@@ -164,25 +164,144 @@ TEST_CASE("zero 2: gradients reduce-scattered layer by layer, updated parameters
   CHECK(m.optimizer == Approx(12 * kAll / 4));
 }
 
-TEST_CASE("fsdp: ZeRO-2 and -3 with expert parallelism are rejected by name") {
-  auto message = [](const ModelSpec& m, const ParallelismSpec& p) -> std::string {
-    try {
-      check_plan(m, training(256, 8, 2), p, 0);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "no error";
-  };
-  ModelSpec moe = model();
-  moe.experts = 4;
-  moe.experts_per_token = 2;
-  for (const int zero : {2, 3}) {
-    ParallelismSpec ep = fsdp(4);
-    ep.zero = zero;
-    ep.ep = 2;
-    CHECK_THAT(message(moe, ep), Catch::StartsWith("/parallelism/zero: ZeRO-" + std::to_string(zero) +
-                                                   " with expert parallelism"));
+namespace {
+
+// The model above as a mixture of experts: 4 experts of width 256, top-2, both layers MoE. Per
+// layer and rank at tp 1, ep 2: dense = attention 4 h^2 (262,144) + 2 norms (512) + router h x 4
+// (1,024) = 263,680; routed experts 2 local x 3 h 256 = 393,216. Stage totals: X = 2 x 393,216 =
+// 786,432 expert parameters; D = 2 x 263,680 + root 524,544 = 1,051,904 dense ones.
+constexpr double kMoeDense = 263680, kMoeExperts = 393216, kX = 2 * kMoeExperts, kD = 2 * kMoeDense + kRoot;
+
+ModelSpec moe_model() {
+  ModelSpec m = model();
+  m.experts = 4;
+  m.experts_per_token = 2;
+  m.expert_ffn_hidden = 256;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("fsdp: with expert parallelism the experts are gathered and reduce-scattered on their own DP group") {
+  // dp 4, ep 2: the experts' data-parallel group has g = dp / ep = 2 ranks; one micro-batch. Each
+  // MoE layer gathers its dense parameters on the DP group (4 ranks) and then its experts on the
+  // expert-DP group, forward and backward, and reduce-scatters both after its backward: bf16, so
+  // the expert gathers' buffers add up to 2 x 2 X bytes and the reduce-scatters' to 2 X.
+  ParallelismSpec p = fsdp(4);
+  p.ep = 2;
+  const StepGraph g = build_step(moe_model(), training(256, 8, 2), p, plain_software());
+  double expert_gathered = 0, expert_scattered = 0, dense_gathered = 0, dense_scattered = 0;
+  for (const auto& t : g.tasks) {
+    if (t.kind != TaskKind::Collective || t.category != Category::DpComm) continue;
+    const Collective& c = g.collectives[t.index];
+    const bool expert = g.groups_of(c).group_size == 2;
+    if (!expert) CHECK(g.groups_of(c).group_size == 4);
+    (c.op == CollectiveOp::AllGather ? (expert ? expert_gathered : dense_gathered)
+                                     : (expert ? expert_scattered : dense_scattered)) += c.bytes;
   }
+  CHECK(expert_gathered == 2 * 2 * kX);
+  CHECK(expert_scattered == 2 * kX);
+  CHECK(dense_gathered == 2 * 2 * kD);
+  CHECK(dense_scattered == 2 * kD);
+  // On the wire each rank sends S (g-1)/g of a ring gather of S bytes over g ranks: per step
+  // 2 x 2 X x 1/2 bytes of expert gathers (= 2 x expert parameter bytes x (g-1)/g).
+  const auto cluster = test::torus_cluster(4, 4, 2, 1);
+  const hw::DeviceMap devices(cluster);
+  const net::Schedule s = net::make_schedule(
+      net::Collective{CollectiveOp::AllGather, {0, 1}, expert_gathered, net::Algorithm::Ring}, net::Algorithm::Ring,
+      cluster, devices);
+  CHECK(s.bytes_sent() / 2 == Approx(2 * (2 * kX) * 1 / 2));
+}
+
+TEST_CASE("fsdp: with expert parallelism memory holds dense shards over dp, expert shards over dp / ep") {
+  // dp 4, ep 2 (g = 2): shard = D / 4 + X / 2 = 262,976 + 393,216 = 656,192 parameters. Largest
+  // gathered unit u = 263,680 + 393,216 = 656,896 (a layer's dense and local experts), two of
+  // them under one layer of prefetch, and the root. Gradients: the fp32 shard plus one layer's
+  // and the root's bf16; optimizer 12 bytes per shard parameter.
+  ParallelismSpec p = fsdp(4);
+  p.ep = 2;
+  const double shard = kD / 4 + kX / 2, u = kMoeDense + kMoeExperts;
+  CHECK(shard == 656192);
+  const StageMemory m = estimate_memory(moe_model(), training(256, 8, 2), p, plain_software()).stages.at(0);
+  CHECK(m.weights == Approx((shard + kRoot + 2 * u) * 2));
+  CHECK(m.gradients == Approx(shard * 4 + (u + kRoot) * 2));
+  CHECK(m.optimizer == Approx(12 * shard));
+  // ZeRO-2: the same gradient and optimizer shards, full weights.
+  p.zero = 2;
+  const StageMemory z2 = estimate_memory(moe_model(), training(256, 8, 2), p, plain_software()).stages.at(0);
+  CHECK(z2.weights == Approx((kD + kX) * 2));
+  CHECK(z2.gradients == Approx(shard * 4 + (u + kRoot) * 2));
+  CHECK(z2.optimizer == Approx(12 * shard));
+}
+
+TEST_CASE("fsdp: with ep = dp the experts are not sharded and nothing of theirs is gathered") {
+  // dp 2, ep 2: each expert lives on one rank of the DP group (g = 1): only the dense parameters
+  // move, 2 x 2 D gathered; the experts' shard is all of X.
+  ParallelismSpec p = fsdp(2);
+  p.ep = 2;
+  const StepGraph g = build_step(moe_model(), training(256, 4, 2), p, plain_software());
+  double gathered = 0;
+  for (const auto& t : g.tasks) {
+    if (t.kind != TaskKind::Collective || t.category != Category::DpComm) continue;
+    const Collective& c = g.collectives[t.index];
+    CHECK(g.groups_of(c).group_size == 2);
+    if (c.op == CollectiveOp::AllGather) gathered += c.bytes;
+  }
+  CHECK(gathered == 2 * 2 * kD);
+  const StageMemory m = estimate_memory(moe_model(), training(256, 4, 2), p, plain_software()).stages.at(0);
+  CHECK(m.optimizer == Approx(12 * (kD / 2 + kX)));
+}
+
+TEST_CASE("fsdp: prefetch k holds k + 1 gathered layers, at most a pass's layers") {
+  // Four layers (P = 4 x 655,872 + 524,544 = 3,148,032), dp 4: weights = (P / 4 + root +
+  // min(k + 1, 4) layers) x 2 bytes.
+  ModelSpec four = model();
+  four.layers = 4;
+  const double all = 4 * kLayer + kRoot;
+  CHECK(all == 3148032);
+  for (const std::int64_t k : {0, 1, 2, 3, 7}) {
+    SoftwareSpec sw = plain_software();
+    sw.fsdp_prefetch_units = k;
+    const StageMemory m = estimate_memory(four, training(256, 8, 2), fsdp(4), sw).stages.at(0);
+    const double layers = static_cast<double>(std::min<std::int64_t>(k + 1, 4));
+    INFO("k = " << k);
+    CHECK(m.weights == Approx((all / 4 + kRoot + layers * kLayer) * 2));
+  }
+}
+
+TEST_CASE("fsdp: prefetch k issues layer j + k's gather when layer j starts") {
+  // Four layers, k = 2: the forward issues the gathers of layers 0, 1, 2 at its start (no compute
+  // of the pass before them) and layer 3's after layer 0's compute; k = 0: layer j's after layer
+  // j - 1's.
+  ModelSpec four = model();
+  four.layers = 4;
+  const auto waits_for = [&](std::int64_t k) {
+    SoftwareSpec sw = plain_software();
+    sw.fsdp_prefetch_units = k;
+    const StepGraph g = build_step(four, training(256, 8, 2), fsdp(4), sw);
+    std::vector<std::vector<TaskId>> preds(g.tasks.size());
+    for (TaskId i = 0; i < g.tasks.size(); ++i) {
+      for (auto s = g.tasks[i].succ_begin; s < g.tasks[i].succ_end; ++s) preds[g.successors[s]].push_back(i);
+    }
+    // For each layer's forward gather, the layers whose compute it waits for.
+    std::vector<std::vector<std::int32_t>> out(4);
+    std::vector<bool> seen(4, false);
+    for (TaskId i = 0; i < g.tasks.size(); ++i) {
+      const auto& t = g.tasks[i];
+      if (t.category != Category::DpComm || t.layer < 0 || seen[static_cast<std::size_t>(t.layer)] ||
+          g.collectives[t.index].op != CollectiveOp::AllGather)
+        continue;
+      seen[static_cast<std::size_t>(t.layer)] = true;
+      for (TaskId pred : preds[i]) {
+        const auto& before = g.tasks[pred];
+        if (before.kind == TaskKind::Compute) out[static_cast<std::size_t>(t.layer)].push_back(before.layer);
+      }
+    }
+    return out;
+  };
+  using V = std::vector<std::int32_t>;
+  CHECK(waits_for(2) == std::vector<V>{{}, {}, {}, {0}});
+  CHECK(waits_for(0) == std::vector<V>{{}, {0}, {1}, {2}});
 }
 
 TEST_CASE("fsdp: each micro-batch's gradients are accumulated into the rank's shard only") {

@@ -28,9 +28,10 @@ namespace trnsim::explore {
 
 // The plans of the capacity search, around the experiment's resolved plan (tp, pp, micro-batch m,
 // recompute r): tp in {tp, tp/2}, pp in {pp, pp/2} (halves only of even degrees), micro-batch in
-// {m, 2m}, recompute in {r, one step less} (full -> selective -> none; none stays), dp derived
-// (ranks / (tp x pp x cp)), every other field the experiment's. At most 16 plans, each using at least
-// as much memory per rank as the experiment's in one of these directions.
+// {m, 2m}, recompute in {r, one step less} (full -> selective -> none; selective-op and
+// full-every-n -> none; none stays), dp derived (ranks / (tp x pp x cp)), every other field the
+// experiment's. At most 16 plans, each using at least as much memory per rank as the experiment's
+// in one of these directions.
 inline constexpr const char* kCapacityGrid =
     "tp {tp, tp/2} x pp {pp, pp/2} (halves of even degrees) x micro-batch {m, 2m} x recompute {r, one step "
     "less}; dp derived, the rest as the experiment";

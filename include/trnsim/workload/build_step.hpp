@@ -7,7 +7,9 @@
 //   [residual, norm1, qkv, rotary, attention, out] AR [residual, norm2, fc1, act, fc2] AR (no SP)
 // and at every layer boundary (no compute task holds kernels of two layers, or of a layer and the
 // embedding or head); the backward mirrors it, preceded by the recomputation (selective: the attention core as
-// its own Recompute task; full: the layer's forward again, collectives included). Identical layers
+// its own Recompute task; selective-op: TorchTitan's per-operator policy, the kernels
+// layer_steps.cpp lists and the attention rebuild; full: the layer's forward again, collectives
+// included; full-every-n: full on every n-th layer of the rank, none on the others). Identical layers
 // share one Work. The first virtual stage starts with the embedding, the last ends with final
 // norm, LM head and loss. See step_graph.hpp for the dependency conventions.
 //

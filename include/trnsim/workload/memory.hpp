@@ -20,11 +20,20 @@
 //   none adds the attention probabilities: b a_r s^2 (e [softmax] + 1 [mask] + e [dropout out]),
 //        (e only without dropout)
 //   selective: kept;  full: sigma e T h (the layer input only)
+//   selective-op (TorchTitan's per-operator policy, specs.hpp; the outputs it keeps):
+//         sigma e T h [the layer input] + e T q_r [q] + e T kv_r [v] + e T q_r [attention output]
+//         + e T f_r [the gate, or fc1 under GELU] + e T h [the down projection, SwiGLU only: the
+//         7th matmul, an odd one; under GELU fc2 is the 6th] + 2 sigma e T h [the two TP
+//         reduce-scatters' outputs, SP with tp > 1 only]; nothing of size s^2 (the probabilities
+//         are rebuilt). A MoE layer: the attention half (layer input, q, v, attention output, one
+//         reduce-scatter) plus its expert block as under selective (not rerun, layer_steps.cpp).
+//   full-every-n: each layer under its own mode (Plan::layer_mode): full on every n-th layer of
+//         the rank, none on the others.
 // For GPT (q = kv = h, f = 4h, dropout, e = 2) this is sbh (10 + 24/t + 5 a s/(h t)) without SP
 // and sbh/t (34 + 5 a s / h) with SP: the paper's equations.
 // A stage holds the activations of its peak number of units in flight under the schedule, each
 // unit weighted by its chunk's layers (peak_weight_in_flight; = peak units x layers per chunk when
-// the split is even); full recompute adds one layer's kept
+// the split is even); full recompute (and full-every-n) adds one layer's kept
 // activations (the layer being recomputed).
 // Embedding/logits buffers: the first stage's embedding output (sigma e T h) per unit in flight;
 // the last stage's final-norm input (sigma e T h) and logits plus fp32 softmax (T V_r (e + 4))
@@ -38,10 +47,14 @@
 // a chunk's layers are weighed by their kind (a MoE layer counts its bytes over a dense one's).
 // Routed experts' weights, gradients and optimizer states: experts / ep of them per rank;
 // under ZeRO-1 their optimizer states are sharded over their data-parallel group, dp / ep.
-// ZeRO-2 and -3: gradients = p / dp x grad_accumulation + (u + root) x gradients, optimizer = p x
-// (master + moments x states) / dp, with u the stage's largest layer and root its embedding /
-// final norm / head; ZeRO-3 (FSDP) also weights = (p / dp + root + 2 u) x weights (the root held
-// through a pass, two layers gathered at once under one unit of prefetch).
+// ZeRO-2 and -3: with p = p_d + p_x (dense and routed experts' parameters of the stage) and g =
+// dp / ep the experts' data-parallel group (build_step.cpp: their gathers and reduce-scatters run
+// on it), the shard s = p_d / dp + p_x / g; gradients = s x grad_accumulation + (u + root) x
+// gradients, optimizer = s x (master + moments x states), with u the stage's largest layer (its
+// dense and local expert parameters) and root its embedding / final norm / head; ZeRO-3 (FSDP)
+// also weights = (s + root + (k + 1) u) x weights: the root held through a pass and k + 1 layers
+// gathered at once under k layers of prefetch (SoftwareSpec::fsdp_prefetch_units; at most the
+// stage's layers). At ep = 1, g = dp and s = p / dp.
 // Workspace: one layer's kept activations (backward gradient buffers) plus the largest TP
 // collective buffer (2 e T h: the SP backward's double all-gather).
 // Context parallelism (cp > 1): T above is the rank's b s / cp tokens, so activations, logits and
@@ -81,7 +94,8 @@ struct MemoryEstimate {
 // Parameters of one rank of `stage` (count): dense (embedding and head included) and routed experts'.
 LayerParameters stage_parameters(const ModelSpec& model, const Plan& plan, std::int64_t positions,
                                  std::int64_t stage);
-// Activation bytes of one dense layer for one micro-batch on one rank under `mode`.
+// Activation bytes of one dense layer for one micro-batch on one rank under `mode`, the layer's
+// own mode (Plan::layer_mode; a full-every-n mode given here counts as full).
 double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const TrainingSpec& training,
                               Recompute mode);
 // The same for a mixture-of-experts layer whose rank carries `expert_load` x the mean routed load.

@@ -46,6 +46,13 @@ struct Plan {
   std::int64_t chunk_first_layer(std::int64_t layers, std::int64_t chunk) const;
   // Layers held by pipeline stage `stage`: its chunks stage, stage + pp, ... added up.
   std::int64_t stage_layers(std::int64_t layers, std::int64_t stage) const;
+  // Layer `layer` of virtual stage `chunk`: its position, from 1, among the layers of its pipeline
+  // rank taken chunk by chunk (chunk mod pp, + pp, ...), and the recompute mode it runs under
+  // (layer_recompute in specs.hpp: every n-th position under full-every-n).
+  std::int64_t stage_position(std::int64_t layers, std::int64_t chunk, std::int64_t layer) const;
+  Recompute layer_mode(std::int64_t layers, std::int64_t chunk, std::int64_t layer) const {
+    return layer_recompute(recompute, stage_position(layers, chunk, layer));
+  }
 };
 
 // Layer split over the C = pp x virtual_stages model chunks. With q = floor(L / C) and

@@ -158,6 +158,12 @@ struct SoftwareSpec {
   bool moe_pad_to_capacity = false;
   // Context parallelism's K/V exchange (workload/context_steps.hpp).
   CpAttention cp_attention = CpAttention::Ring;
+  // FSDP (zero 3): how many layers ahead of the computing one a pass's all-gathers run
+  // (build_step.cpp, FsdpUnit): a pass issues the gathers of its first k + 1 layers when it
+  // starts and layer j + k's when layer j starts; k + 1 gathered layers are held at once
+  // (memory.hpp). FSDP2 in eager mode: 1, the next layer's gather issued when a layer starts.
+  // SimpleFSDP under the compiler: the compiler's schedule, expressed as a k (assumption).
+  std::int64_t fsdp_prefetch_units = 1;
   net::CollectivePolicy collectives;
   PrecisionRecipe precision_for(Precision p) const {
     for (const PrecisionEntry& e : precision) {

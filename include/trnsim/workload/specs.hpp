@@ -101,10 +101,48 @@ constexpr auto enum_table(PipelineSchedule) {
   return std::array{EnumName{PipelineSchedule::GPipe, "gpipe"}, EnumName{PipelineSchedule::OneFOneB, "1f1b"},
                     EnumName{PipelineSchedule::Interleaved, "1f1b-interleaved"}};
 }
-enum class Recompute : std::uint8_t { None, Selective, Full };
+// Activation recomputation (README.md, "Configuration", parallelism.recompute):
+// - Selective: Megatron-LM's selective recomputation, the attention core recomputed in the backward
+//   (Korthikanti et al. 2022).
+// - SelectiveOp: TorchTitan's selective activation checkpointing with option "op", a per-operator
+//   save policy: of each layer's matmuls in forward order (q, k, v, o, then the MLP's gate, up,
+//   down; fc1, fc2 for GELU) the 1st, 3rd, ... outputs are kept and the 2nd, 4th, ... recomputed,
+//   the attention kernel's output and the tensor-parallel reduce-scatters' outputs kept, every
+//   other operator (norms, rotary, activation, residual) recomputed. The odd/even matmul rule is
+//   TorchTitan's `_save_list` / mm counter (torchtitan, models/llama3/infra/parallelize.py); the
+//   software facts file says only "most matmul outputs kept, the rest recomputed", so the exact
+//   rule is an assumption until checked against that source (layer_steps.cpp, memory.hpp).
+// - Full: every layer's forward recomputed in its backward (only its input kept).
+// - FullEvery2..4: TorchTitan's selective with an integer n: every n-th layer of a pipeline rank
+//   (its layers counted from 1 in chunk order, as TorchTitan counts the blocks it wraps in one
+//   process) fully recomputed, the others keep all their activations (as none). Another n is one
+//   more row here.
+enum class Recompute : std::uint8_t { None, Selective, SelectiveOp, Full, FullEvery2, FullEvery3, FullEvery4 };
 constexpr auto enum_table(Recompute) {
-  return std::array{EnumName{Recompute::None, "none"}, EnumName{Recompute::Selective, "selective"},
-                    EnumName{Recompute::Full, "full"}};
+  return std::array{EnumName{Recompute::None, "none"},           EnumName{Recompute::Selective, "selective"},
+                    EnumName{Recompute::SelectiveOp, "selective-op"}, EnumName{Recompute::Full, "full"},
+                    EnumName{Recompute::FullEvery2, "full-every-2"}, EnumName{Recompute::FullEvery3, "full-every-3"},
+                    EnumName{Recompute::FullEvery4, "full-every-4"}};
+}
+// Every how many layers a layer is fully recomputed: 1 under Full, n under FullEvery<n>, 0 otherwise.
+constexpr std::int64_t full_recompute_interval(Recompute r) {
+  switch (r) {
+    case Recompute::Full: return 1;
+    case Recompute::FullEvery2: return 2;
+    case Recompute::FullEvery3: return 3;
+    case Recompute::FullEvery4: return 4;
+    case Recompute::None:
+    case Recompute::Selective:
+    case Recompute::SelectiveOp: return 0;
+  }
+  return 0;
+}
+// The mode one layer runs under, given its position (from 1) among its pipeline rank's layers:
+// FullEvery<n> is Full on every n-th position and None elsewhere; the other modes apply alike.
+constexpr Recompute layer_recompute(Recompute r, std::int64_t position) {
+  const std::int64_t n = full_recompute_interval(r);
+  if (n <= 1) return r;
+  return position % n == 0 ? Recompute::Full : Recompute::None;
 }
 
 // Configuration keys: kParallelismFields in src/config/workload_fields.cpp.

@@ -88,9 +88,10 @@ void exposed_communication(const StepReport& r, std::vector<Finding>& out) {
                                "micro-batches per step, every layer gathered twice per micro-batch)",
                                dp, pct(dp, step), p.dp, p.micro_batches),
                    dp,
-                   fmt::format("larger wrap units or deeper prefetch (one layer per unit, one unit ahead now), a "
-                               "larger training.micro_batch (more compute per gather), or a higher parallelism.tp "
-                               "(now {}), which shrinks every gather and the DP group",
+                   fmt::format("larger wrap units (one layer per unit now) or deeper prefetch "
+                               "(software.fsdp_prefetch_units), a larger training.micro_batch (more compute per "
+                               "gather), or a higher parallelism.tp (now {}), which shrinks every gather and the DP "
+                               "group",
                                p.tp)});
     return;
   }
