@@ -4,7 +4,7 @@
 
 namespace trnsim::workload::steps {
 double kv_block_bytes(const StepContext& c) {
-  return 2 * dbl(c.tokens()) * dbl(c.d.kv_width()) * c.act_bytes;
+  return dbl(c.tokens()) * dbl(c.d.k_width() + c.d.v_width()) * c.act_bytes;
 }
 
 void context_attention_forward(const StepContext& c, Emitter& em) {

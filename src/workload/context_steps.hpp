@@ -13,15 +13,15 @@
 //
 // Ring (CpAttention::Ring; Liu et al. 2023, "Ring Attention with Blockwise Transformers"; the
 // load-balanced ring of Megatron-Core / TransformerEngine and TorchTitan's context_parallel):
-// - forward: cp - 1 send-recvs to the ring neighbour of a K/V block, 2 x b (s / cp) kv_r e bytes
-//   (K and V of the rank's tokens, kv_r its TP share of the KV width); transfer k+1 runs alongside
-//   the attention of block k, and block k+1 waits for both.
+// - forward: cp - 1 send-recvs to the ring neighbour of a K/V block, b (s / cp) (k_r + v_r) e bytes
+//   (K and V of the rank's tokens, k_r, v_r its TP share of their widths: 2 kv_r under MHA);
+//   transfer k+1 runs alongside the attention of block k, and block k+1 waits for both.
 // - backward: per block, the flash backward with the block's probabilities rebuilt inside it (the
 //   K/V block is only there during that step); K/V move around the ring as in the forward (cp - 1
 //   transfers), and the dK, dV accumulator of each block travels with it, collecting every rank's
 //   contribution: cp - 1 transfers alongside the next block, and one more after the last block that
 //   brings the last accumulator home (exposed). So each backward transfer carries K, V of the next
-//   block and dK, dV of the previous one, each 2 x b (s / cp) kv_r e bytes.
+//   block and dK, dV of the previous one, each b (s / cp) (k_r + v_r) e bytes.
 // All-gather (CpAttention::AllGather): K and V all-gathered over the CP group (cp x the block
 // bytes) alongside the rank's own block, then the other cp - 1 blocks; in the backward the same
 // gather alongside the first block and a reduce-scatter of dK, dV (cp x the block bytes) after the

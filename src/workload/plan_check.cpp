@@ -134,6 +134,16 @@ void check_model(const ModelSpec& m, std::string_view path) {
                                          m.layers, m.dense_layers));
   if (m.max_positions > 0 && !m.learned_positions)
     fail(at("max_positions"), "a position table size needs learned_positions: true");
+  if (m.is_mla()) {
+    // Latent attention caches one latent per token for every head (no grouping), rotates its
+    // decoupled rotary part, and its projections carry no biases (model_math.hpp): other shapes
+    // are refused rather than priced as something else.
+    if (kv != m.heads)
+      fail(at("kv_heads"), fmt::format("multi-head latent attention has one key/value head per query head ({}), found {}",
+                                       m.heads, kv));
+    if (m.learned_positions) fail(at("learned_positions"), "multi-head latent attention is rotary: expected false, found true");
+    if (m.biases) fail(at("biases"), "multi-head latent attention's projections carry no biases: expected false, found true");
+  }
 }
 
 void check_plan(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec& p, std::int64_t total_ranks,
