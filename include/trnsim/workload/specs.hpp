@@ -145,15 +145,18 @@ struct ParallelismSpec {
   std::optional<PipelineSchedule> schedule;
   std::optional<std::int64_t> virtual_stages;   // interleaved 1F1B model chunks per rank
   std::optional<Recompute> recompute;
-  std::string rank_order = "tp,dp,pp";          // fastest-varying first
+  // Fastest-varying first: tp, dp, pp, and optionally cp and ep; "tp,dp,pp" = "tp,cp,ep,dp,pp"
+  // (plan.hpp, RankLayout).
+  std::string rank_order = "tp,dp,pp";
   // Expert parallelism: the routed experts sharded over ep ranks of the data-parallel group (ep
   // divides dp and the experts); the EP group is the ep consecutive DP coordinates, i.e. the rank
-  // order tp, ep, dp, pp within "tp,dp,pp" (plan.hpp, RankLayout).
+  // order tp, ep, dp, pp by default (plan.hpp, RankLayout).
   std::int64_t ep = 1;
   // Context parallelism: each sequence split over cp ranks that hold the same parameters (ring
   // attention, or an all-gather of K/V, as SoftwareSpec::cp_attention says; workload/
-  // context_steps.hpp). The CP group is the cp consecutive coordinates just faster than DP (with
-  // "tp,dp,pp": the order tp, cp, ep, dp, pp); gradients are reduced over dp x cp (plan.hpp).
+  // context_steps.hpp). The CP group is the cp coordinates of its own axis of the rank order
+  // (by default just faster than EP and DP: tp, cp, ep, dp, pp); gradients are reduced over
+  // dp x cp (plan.hpp).
   std::int64_t cp = 1;
 };
 
