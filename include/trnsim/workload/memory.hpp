@@ -51,8 +51,9 @@
 // workspace divide by cp (materialized attention keeps its cp blocks of (s / cp)^2 scores); the
 // ZeRO and FSDP shards divide by dp x cp (Plan::grad_dp). The workspace adds the K/V in flight:
 // ring attention the block being used and the one arriving, each K and V (4 e T kv_r), and in the
-// backward their dK, dV (4 e T kv_r more); all-gather the sequence's K and V (2 e cp T kv_r) and
-// in the backward their gradients before the reduce-scatter (the same again).
+// backward their dK, dV in fp32 (4 x 4 T kv_r more: context_steps.hpp); all-gather the
+// sequence's K and V (2 e cp T kv_r) and in the backward their gradients before the
+// reduce-scatter (the same again).
 #include <cstdint>
 #include <string>
 #include <vector>
