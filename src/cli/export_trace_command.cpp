@@ -101,7 +101,8 @@ void add_export_trace_command(CLI::App& app, Action& action) {
   cmd->add_option("--format", o->format,
                   "trnsim (JSON, default), chakra (binary protobuf, varint-delimited, per rank) or chakra-json (Chakra's "
                   "JSON rendering); Chakra keeps FLOPs and HBM bytes per compute node, not matmul shapes, and needs "
-                  "--all-ranks (no replicas)")
+                  "--all-ranks (no replicas); context parallelism's ring steps become send and recv node pairs "
+                  "(traces/README.md)")
       ->check(CLI::IsMember({"trnsim", "chakra", "chakra-json"}));
   cmd->add_option("--set", o->overrides, "Override a value of the resolved experiment: PATH=VALUE, as `trnsim run --set`");
   cmd->add_flag("--all-ranks", o->all_ranks,

@@ -10,6 +10,7 @@ namespace trnsim::config::detail {
 using namespace trnsim::units;  // unit factors of the configuration keys
 namespace {
 
+using workload::AttentionSpec;
 using workload::ModelSpec;
 using workload::ParallelismSpec;
 using workload::TrainingSpec;
@@ -20,6 +21,23 @@ constexpr Range kLayers{1, 1e5};
 constexpr Range kWidth{1, 1 << 24};         // hidden, ffn_hidden, vocab, heads, positions
 constexpr Range kExperts{0, 1 << 16};
 constexpr Range kTokens{1, 1 << 24};        // seq_len, global_batch
+
+// Multi-head latent attention's widths exist only under kind "mla".
+constexpr bool is_mla(const AttentionSpec& a) { return a.kind == workload::AttentionKind::Mla; }
+constexpr Range kLatent{1, 1 << 24};
+
+constexpr Field<AttentionSpec> kAttentionFields[] = {
+    documentation<AttentionSpec>(),
+    value<&AttentionSpec::kind>("kind", "mha (multi-head, grouped-query with kv_heads) or mla (multi-head latent)")
+        .or_default(workload::AttentionKind::Mha),
+    integer<&AttentionSpec::q_lora_rank>("q_lora_rank", kLatent, "query latent width").only_if(is_mla),
+    integer<&AttentionSpec::kv_lora_rank>("kv_lora_rank", kLatent, "key/value latent width").only_if(is_mla),
+    integer<&AttentionSpec::qk_nope_head_dim>("qk_nope_head_dim", kLatent, "per-head query/key width without rotary")
+        .only_if(is_mla),
+    integer<&AttentionSpec::qk_rope_head_dim>("qk_rope_head_dim", kLatent, "rotary query/key width (one key per token)")
+        .only_if(is_mla),
+    integer<&AttentionSpec::v_head_dim>("v_head_dim", kLatent, "per-head value width").only_if(is_mla),
+};
 
 constexpr Field<ModelSpec> kModelFields[] = {
     documentation<ModelSpec>(),
@@ -49,6 +67,9 @@ constexpr Field<ModelSpec> kModelFields[] = {
         .optional([](const ModelSpec& m) { return m.shared_experts != 0; }),
     integer<&ModelSpec::dense_layers>("dense_layers", {0, 1e5}, "first layers with a dense MLP of width ffn_hidden")
         .optional([](const ModelSpec& m) { return m.dense_layers != 0; }),
+    // Written back only under multi-head latent attention, so that other models read as before.
+    object<&ModelSpec::attention, kAttentionFields>("attention", "the attention's projections (absent: mha)")
+        .optional([](const ModelSpec& m) { return m.is_mla(); }),
 };
 
 constexpr Field<TrainingSpec> kTrainingFields[] = {

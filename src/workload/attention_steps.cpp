@@ -20,7 +20,8 @@ double score_elements(const StepContext& c, bool skip_masked) {
 struct Sizes {
   std::int64_t bh;     // batched products: b * heads
   std::int64_t s;      // sequence length
-  std::int64_t hd;     // head dimension
+  std::int64_t hd;     // query/key head width (the width Q K^T contracts over)
+  std::int64_t hv;     // value head width (P V's output, dO V^T's contraction)
   double e;            // bytes per activation element
   double t;            // tokens
   double scores;       // score elements (score_elements)
@@ -29,7 +30,7 @@ struct Sizes {
 
 Sizes sizes(const StepContext& c, bool skip_masked) {
   const bool skip = skip_masked && c.d.causal;
-  return Sizes{c.micro_batch * c.d.heads, c.seq_len, c.d.head_dim, c.act_bytes, dbl(c.tokens()),
+  return Sizes{c.micro_batch * c.d.heads, c.seq_len, c.d.head_dim, c.d.v_head_dim, c.act_bytes, dbl(c.tokens()),
                score_elements(c, skip_masked), skip ? CausalDim::N : CausalDim::None,
                skip ? CausalDim::K : CausalDim::None};
 }
@@ -52,7 +53,7 @@ Kernel gemm(const char* name, const Sizes& z, std::int64_t m, std::int64_t n, st
 Kernel flash_scores(const StepContext& c) {
   const auto& d = c.d;
   const Sizes z = sizes(c, true);
-  Kernel qk = gemm("attn_scores", z, z.s, z.s, z.hd, z.skip_n, z.e * z.t * dbl(d.q_width() + d.kv_width()));  // Q, K
+  Kernel qk = gemm("attn_scores", z, z.s, z.s, z.hd, z.skip_n, z.e * z.t * dbl(d.q_width() + d.k_width()));  // Q, K
   qk.vector_elements = (d.dropout ? 2 : 1) * z.scores;
   qk.scalar_elements = z.scores;
   return qk;
@@ -63,27 +64,28 @@ void flash_forward(const StepContext& c, Emitter& em) {
   const Sizes z = sizes(c, true);
   em.kernel(flash_scores(c));
   // V in, O and the row statistics (lse) out.
-  Kernel av = gemm("attn_values", z, z.s, z.hd, z.s, z.skip_k,
-                   z.e * z.t * dbl(d.kv_width() + d.q_width()) + 4 * z.t * dbl(d.heads));
-  av.vector_elements = z.t * dbl(d.q_width());  // final 1/rowsum scaling
+  Kernel av = gemm("attn_values", z, z.s, z.hv, z.s, z.skip_k,
+                   z.e * z.t * dbl(d.v_width() + d.o_width()) + 4 * z.t * dbl(d.heads));
+  av.vector_elements = z.t * dbl(d.o_width());  // final 1/rowsum scaling
   em.kernel(std::move(av));
 }
 
 // Flash-style backward: dV = P^T dO, dP = dO V^T, dS = P (dP - rowsum(dO O)), dQ = dS K, dK = dS^T Q.
 // dS costs 2 vector ops per score (+1 dropout), rowsum(dO O) 2 per output element.
-// FLOPs 4 x 2 b heads s^2 d = twice the forward; P is rebuilt from Q, K and the saved row
-// statistics by attention_rebuild, which precedes this (layer_backward emits it as recompute).
+// FLOPs 2 x 2 b heads s^2 (d_qk + d_v) = twice the forward (d_qk = d_v but under MLA); P is
+// rebuilt from Q, K and the saved row statistics by attention_rebuild, which precedes this
+// (layer_backward emits it as recompute).
 void flash_backward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
   const Sizes z = sizes(c, true);
   const double e = z.e, t = z.t;
-  em.kernel(gemm("attn_dv", z, z.s, z.hd, z.s, z.skip_k, 2 * e * t * dbl(d.q_width())));  // dO and O
-  Kernel dp = gemm("attn_dp", z, z.s, z.s, z.hd, z.skip_n, e * t * dbl(d.kv_width()));   // V
-  dp.vector_elements = (d.dropout ? 3 : 2) * z.scores + 2 * t * dbl(d.q_width());
+  em.kernel(gemm("attn_dv", z, z.s, z.hv, z.s, z.skip_k, 2 * e * t * dbl(d.o_width())));  // dO and O
+  Kernel dp = gemm("attn_dp", z, z.s, z.s, z.hv, z.skip_n, e * t * dbl(d.v_width()));   // V
+  dp.vector_elements = (d.dropout ? 3 : 2) * z.scores + 2 * t * dbl(d.o_width());
   em.kernel(std::move(dp));
   // K in, dQ out; then Q in, dK and dV out.
-  em.kernel(gemm("attn_dq", z, z.s, z.hd, z.s, z.skip_k, e * t * (dbl(d.kv_width()) + dbl(d.q_width()))));
-  em.kernel(gemm("attn_dk", z, z.s, z.hd, z.s, z.skip_k, e * t * (dbl(d.q_width()) + 2 * dbl(d.kv_width()))));
+  em.kernel(gemm("attn_dq", z, z.s, z.hd, z.s, z.skip_k, e * t * (dbl(d.k_width()) + dbl(d.q_width()))));
+  em.kernel(gemm("attn_dk", z, z.s, z.hd, z.s, z.skip_k, e * t * (dbl(d.q_width()) + dbl(d.k_width() + d.v_width()))));
 }
 
 // Materialized attention (Megatron-LM's fused scale-mask-softmax, as in Narayanan et al. 2021):
@@ -99,14 +101,14 @@ void materialized_forward(const StepContext& c, Emitter& em) {
   const Sizes z = sizes(c, false);
   const double e = z.e, t = z.t, scores = z.scores;
   // Q, K in; S out.
-  em.kernel(gemm("attn_scores", z, z.s, z.s, z.hd, z.skip_n, e * t * dbl(d.q_width() + d.kv_width()) + e * scores));
+  em.kernel(gemm("attn_scores", z, z.s, z.s, z.hd, z.skip_n, e * t * dbl(d.q_width() + d.k_width()) + e * scores));
   const double softmax_vector = c.kernels.fused_softmax ? 2 : 5;
   const double softmax_passes = c.kernels.fused_softmax ? 1 : 5;
   em.kernel(elementwise("softmax", OpClass::Attention, softmax_vector * scores, scores,
                         softmax_passes * 2 * e * scores));
   if (d.dropout) em.kernel(elementwise("attn_dropout", OpClass::Attention, 2 * scores, 0, (2 * e + 1) * scores));
   // P, V in; O out.
-  em.kernel(gemm("attn_values", z, z.s, z.hd, z.s, z.skip_k, e * scores + e * t * dbl(d.kv_width() + d.q_width())));
+  em.kernel(gemm("attn_values", z, z.s, z.hv, z.s, z.skip_k, e * scores + e * t * dbl(d.v_width() + d.o_width())));
 }
 
 // Materialized backward: dV = P^T dO reads the (dropped) probabilities; dP = dO V^T writes an
@@ -119,15 +121,15 @@ void materialized_backward(const StepContext& c, Emitter& em) {
   const Sizes z = sizes(c, false);
   const double e = z.e, t = z.t, scores = z.scores;
   // P, dO in; dV out. Then dO, V in; dP out.
-  em.kernel(gemm("attn_dv", z, z.s, z.hd, z.s, z.skip_k, e * scores + e * t * (dbl(d.q_width()) + dbl(d.kv_width()))));
-  em.kernel(gemm("attn_dp", z, z.s, z.s, z.hd, z.skip_n, e * t * (dbl(d.q_width()) + dbl(d.kv_width())) + e * scores));
+  em.kernel(gemm("attn_dv", z, z.s, z.hv, z.s, z.skip_k, e * scores + e * t * (dbl(d.o_width()) + dbl(d.v_width()))));
+  em.kernel(gemm("attn_dp", z, z.s, z.s, z.hv, z.skip_n, e * t * (dbl(d.o_width()) + dbl(d.v_width())) + e * scores));
   if (d.dropout) em.kernel(elementwise("attn_dropout_bwd", OpClass::Attention, scores, 0, (2 * e + 1) * scores));
   const double bwd_vector = c.kernels.fused_softmax ? 2 : 3;
   em.kernel(elementwise("softmax_bwd", OpClass::Attention, bwd_vector * scores, 0,
                         bwd_vector * e * scores + e * scores));
   // dS, K in; dQ out. Then dS, Q in; dK out.
-  em.kernel(gemm("attn_dq", z, z.s, z.hd, z.s, z.skip_k, e * scores + e * t * (dbl(d.kv_width()) + dbl(d.q_width()))));
-  em.kernel(gemm("attn_dk", z, z.s, z.hd, z.s, z.skip_k, e * scores + e * t * (dbl(d.q_width()) + dbl(d.kv_width()))));
+  em.kernel(gemm("attn_dq", z, z.s, z.hd, z.s, z.skip_k, e * scores + e * t * (dbl(d.k_width()) + dbl(d.q_width()))));
+  em.kernel(gemm("attn_dk", z, z.s, z.hd, z.s, z.skip_k, e * scores + e * t * (dbl(d.q_width()) + dbl(d.k_width()))));
 }
 
 }  // namespace

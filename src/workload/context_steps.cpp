@@ -4,7 +4,11 @@
 
 namespace trnsim::workload::steps {
 double kv_block_bytes(const StepContext& c) {
-  return 2 * dbl(c.tokens()) * dbl(c.d.kv_width()) * c.act_bytes;
+  return dbl(c.tokens()) * dbl(c.d.k_width() + c.d.v_width()) * c.act_bytes;
+}
+
+double grad_kv_block_bytes(const StepContext& c) {
+  return dbl(c.tokens()) * dbl(c.d.k_width() + c.d.v_width()) * kRingGradientBytes;
 }
 
 void context_attention_forward(const StepContext& c, Emitter& em) {
@@ -37,14 +41,15 @@ void context_attention_backward(const StepContext& c, Emitter& em) {
     em.context_collective(CollectiveOp::ReduceScatter, dbl(c.cp) * block, false);
     return;
   }
+  const double grad = grad_kv_block_bytes(c);
   for (std::int64_t k = 0; k < c.cp; ++k) {
     // K, V of block k + 1 (not after the last) and dK, dV of block k - 1 (not before the first).
-    const double bytes = (k + 1 < c.cp ? block : 0) + (k > 0 ? block : 0);
+    const double bytes = (k + 1 < c.cp ? block : 0) + (k > 0 ? grad : 0);
     em.context_collective(CollectiveOp::SendRecv, bytes, true);
     block_backward();
     em.cut();
   }
-  em.context_collective(CollectiveOp::SendRecv, block, false);
+  em.context_collective(CollectiveOp::SendRecv, grad, false);
 }
 
 }  // namespace trnsim::workload::steps

@@ -1,16 +1,20 @@
 #include "trnsim/workload/flops.hpp"
 
+#include "trnsim/workload/model_math.hpp"
+
 namespace trnsim::workload {
 
 double model_flops_per_step(const ModelSpec& model, const TrainingSpec& training) {
   const auto s = static_cast<double>(training.seq_len);
   const auto h = static_cast<double>(model.hidden);
-  const auto q = h;  // heads * head_dim
-  const auto kv = static_cast<double>(model.kv_heads > 0 ? model.kv_heads : model.heads) *
-                  static_cast<double>(model.head_dim());
+  const LayerDims d = layer_dims(model, 1);
+  // The attention's projections (MHA: h (q + 2 kv) + q h; MLA: its five matrices) and its core,
+  // Q K^T over the query/key head width and P V over the value head width, counted dense.
+  const double projections = attention_projection_parameters(d);
+  const double core = 2 * s * s * static_cast<double>(d.heads) * static_cast<double>(d.head_dim + d.v_head_dim);
   const auto f = static_cast<double>(model.ffn_hidden);
   const double mlp = model.mlp == MlpKind::SwiGlu ? 3 : 2;
-  const double layer = 2 * s * (h * (q + 2 * kv) + q * h + mlp * h * f) + 4 * s * s * q;
+  const double layer = 2 * s * (projections + mlp * h * f) + core;
   const double head = 2 * s * h * static_cast<double>(model.vocab);
   double layers = static_cast<double>(model.layers) * layer;
   if (model.is_moe()) {

@@ -4,6 +4,7 @@
 
 #include "attention_steps.hpp"
 #include "context_steps.hpp"
+#include "mla_steps.hpp"
 #include "moe_steps.hpp"
 #include "step_emitter.hpp"
 #include "trnsim/workload/plan.hpp"
@@ -25,9 +26,10 @@ using steps::matmul;
 using steps::norm;
 using steps::residual;
 
-// Rotary embedding of Q and K: x cos + rotate(x) sin, 3 vector ops per element.
+// Rotary embedding of Q and K (under MLA their rotary parts: LayerDims::rope_width): x cos +
+// rotate(x) sin, 3 vector ops per element.
 Kernel rotary(const StepContext& c, const char* name) {
-  const double n = dbl(c.tokens()) * dbl(c.d.q_width() + c.d.kv_width());
+  const double n = dbl(c.tokens()) * dbl(c.d.rope_width());
   return elementwise(name, OpClass::Elementwise, 3 * n, 0, 2 * c.act_bytes * n);
 }
 
@@ -85,17 +87,21 @@ void layer_forward(const StepContext& c, std::int32_t layer, Category category, 
   const auto& d = c.d;
   const std::int64_t t = c.tokens();
   const double e = c.act_bytes;
-  const std::int64_t qkv = d.q_width() + 2 * d.kv_width();
+  const std::int64_t qkv = d.q_width() + d.k_width() + d.v_width();
   em.kernel(norm(c, "norm1", false));
   em.enter_region();
-  em.kernel(matmul("qkv", OpClass::Matmul, t, qkv, d.hidden, 1, e));
+  if (d.mla) {
+    steps::mla_projections_forward(c, em);
+  } else {
+    em.kernel(matmul("qkv", OpClass::Matmul, t, qkv, d.hidden, 1, e));
+  }
   if (d.rotary) em.kernel(rotary(c, "rotary"));
   if (c.cp > 1) {
     steps::context_attention_forward(c, em);
   } else {
     attention_forward(c, em);
   }
-  em.kernel(matmul("attn_out", OpClass::Matmul, t, d.hidden, d.q_width(), 1, e));
+  em.kernel(matmul("attn_out", OpClass::Matmul, t, d.hidden, d.o_width(), 1, e));
   em.leave_region();
   em.kernel(residual(c, "residual1"));
   em.kernel(norm(c, "norm2", false));
@@ -126,7 +132,7 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   const auto& d = c.d;
   const std::int64_t t = c.tokens();
   const double e = c.act_bytes;
-  const std::int64_t qkv = d.q_width() + 2 * d.kv_width();
+  const std::int64_t qkv = d.q_width() + d.k_width() + d.v_width();
   // dgrad: dX[T x in] = dY[T x out] W^T; wgrad: dW[in x out] = X^T[in x T] dY[T x out].
   if (d.moe_layer(layer)) {
     steps::moe_backward(c, em);
@@ -140,16 +146,20 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   }
   em.kernel(norm(c, "norm2_bwd", true));
   em.leave_region_backward(2);
-  em.kernel(matmul("attn_out_dgrad", OpClass::Matmul, t, d.q_width(), d.hidden, 1, e));
-  em.kernel(steps::wgrad(c, "attn_out_wgrad", d.q_width(), d.hidden, t, e));
+  em.kernel(matmul("attn_out_dgrad", OpClass::Matmul, t, d.o_width(), d.hidden, 1, e));
+  em.kernel(steps::wgrad(c, "attn_out_wgrad", d.o_width(), d.hidden, t, e));
   if (c.cp > 1) {
     steps::context_attention_backward(c, em);
   } else {
     attention_backward(c, em);
   }
   if (d.rotary) em.kernel(rotary(c, "rotary_bwd"));
-  em.kernel(matmul("qkv_dgrad", OpClass::Matmul, t, d.hidden, qkv, 1, e));
-  em.enter_region_backward(steps::wgrad(c, "qkv_wgrad", d.hidden, qkv, t, e));
+  if (d.mla) {
+    steps::mla_projections_backward(c, em);
+  } else {
+    em.kernel(matmul("qkv_dgrad", OpClass::Matmul, t, d.hidden, qkv, 1, e));
+    em.enter_region_backward(steps::wgrad(c, "qkv_wgrad", d.hidden, qkv, t, e));
+  }
   em.kernel(norm(c, "norm1_bwd", true));
   if (steps::accumulates_separately(c)) {
     const LayerParameters lp = layer_parameters(d, layer);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "context_steps.hpp"
 #include "narrow.hpp"
 #include "trnsim/workload/model_math.hpp"
 #include "trnsim/workload/pipeline_schedule.hpp"
@@ -82,7 +83,10 @@ double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const Tr
            (d.swiglu ? e * t * dbl(d.ffn) + e * t * h : e * t * dbl(d.ffn)) + op_policy_scatter_bytes(plan, e * t * h);
   }
   double bytes = sigma * (4 * e * t * h + (d.dropout ? 2 * t * h : 0));
-  bytes += 2 * e * t * dbl(d.q_width()) + 2 * e * t * dbl(d.kv_width());
+  // Q, K, V and the attention output; under MLA also the two latents before and after their norms
+  // and the shared rotary key (the inputs the up-projections' and norms' backward read).
+  bytes += e * t * dbl(d.q_width() + d.o_width()) + e * t * dbl(d.k_width() + d.v_width());
+  if (d.mla) bytes += e * t * dbl(2 * d.q_lora + 2 * d.kv_lora + d.qk_rope);
   bytes += (d.swiglu ? 3 : 2) * e * t * dbl(d.ffn);
   // Only materialized attention keeps the s x s probabilities (and dropout mask) for backward.
   // Under CP: cp blocks of (s / cp)^2 (context_steps.hpp).
@@ -159,11 +163,13 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
   const double t = dbl(plan.micro_batch) * dbl(plan.local_seq(training.seq_len));
   const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
   // K/V in flight under CP (memory.hpp): ring, two blocks of K and V and, in the backward, of dK
-  // and dV; all-gather, the sequence's K and V and their gradients.
-  const double kv = 2 * e * t * dbl(d.kv_width());
+  // and dV (fp32 accumulators, 4 bytes per element: context_steps.hpp); all-gather, the
+  // sequence's K and V and their gradients.
+  const double kv = e * t * dbl(d.k_width() + d.v_width());
+  const double grad_kv = steps::kRingGradientBytes * t * dbl(d.k_width() + d.v_width());
   const double kv_in_flight = plan.cp == 1                                     ? 0
                               : software.cp_attention == CpAttention::AllGather ? 2 * dbl(plan.cp) * kv
-                                                                                : 4 * kv;
+                                                                                : 2 * kv + 2 * grad_kv;
   // The largest layer's kept activations (a MoE layer's may exceed a dense one's).
   const double layer_kept =
       d.experts == 0 ? layer_activation_bytes(model, plan, training, Recompute::Selective)

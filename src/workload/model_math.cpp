@@ -9,6 +9,7 @@ LayerDims layer_dims(const ModelSpec& model, std::int64_t tp, std::int64_t ep) {
   d.tp = tp;
   d.hidden = model.hidden;
   d.head_dim = model.head_dim();
+  d.v_head_dim = model.v_head_dim();
   d.heads = model.heads / tp;
   const std::int64_t kv = model.kv_heads > 0 ? model.kv_heads : model.heads;
   d.kv_heads = std::max<std::int64_t>(1, kv / tp);
@@ -26,6 +27,12 @@ LayerDims layer_dims(const ModelSpec& model, std::int64_t tp, std::int64_t ep) {
   d.dropout = model.norm == NormKind::LayerNorm;
   d.causal = model.arch == ModelArch::Decoder;
   d.rotary = !model.learned_positions;
+  if (model.is_mla()) {
+    d.mla = true;
+    d.q_lora = model.attention.q_lora_rank;
+    d.kv_lora = model.attention.kv_lora_rank;
+    d.qk_rope = model.attention.qk_rope_head_dim;
+  }
   return d;
 }
 
@@ -46,12 +53,29 @@ double mlp_parameters(const LayerDims& d, double f) {
 
 }  // namespace
 
-LayerParameters layer_parameters(const LayerDims& d, std::int64_t layer) {
+double attention_projection_parameters(const LayerDims& d) {
   const auto h = static_cast<double>(d.hidden);
   const auto q = static_cast<double>(d.q_width());
-  const auto kv = static_cast<double>(d.kv_width());
-  double attention = h * (q + 2 * kv) + q * h;  // QKV (column-parallel) and output (row-parallel)
-  if (d.biases) attention += (q + 2 * kv) + h;   // QKV and output biases (row-parallel: replicated)
+  const auto o = static_cast<double>(d.o_width());
+  if (!d.mla) {
+    // QKV (column-parallel) and output (row-parallel).
+    return h * (q + static_cast<double>(d.k_width() + d.v_width())) + o * h;
+  }
+  const auto ql = static_cast<double>(d.q_lora);
+  const auto kvl = static_cast<double>(d.kv_lora);
+  // W_dq, W_uq, W_dkv (latent and shared rotary key), W_ukv (each head's K_nope and V), W_o.
+  const auto nope = static_cast<double>(d.head_dim - d.qk_rope);
+  return h * ql + ql * q + h * (kvl + static_cast<double>(d.qk_rope)) +
+         kvl * static_cast<double>(d.heads) * (nope + static_cast<double>(d.v_head_dim)) + o * h;
+}
+
+LayerParameters layer_parameters(const LayerDims& d, std::int64_t layer) {
+  const auto h = static_cast<double>(d.hidden);
+  double attention = attention_projection_parameters(d);
+  // QKV and output biases (row-parallel: replicated); MLA has none (check_model).
+  if (d.biases) attention += static_cast<double>(d.q_width() + d.k_width() + d.v_width()) + h;
+  // MLA's latent norms (RMSNorm gains), replicated.
+  if (d.mla) attention += static_cast<double>(d.q_lora + d.kv_lora);
   LayerParameters p;
   p.dense = attention + 2 * norm_parameters(d);
   if (!d.moe_layer(layer)) {

@@ -90,13 +90,41 @@ void check_context(const ModelSpec& m, const TrainingSpec& t, const ParallelismS
 
 }  // namespace
 
-void check_rank_order(const std::string& order) {
+namespace {
+
+std::vector<std::string> rank_order_parts(const std::string& order) {
   std::vector<std::string> parts;
   std::stringstream in(order);
   for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  return parts;
+}
+
+}  // namespace
+
+void check_rank_order(const std::string& order) {
+  std::vector<std::string> parts = rank_order_parts(order);
   std::sort(parts.begin(), parts.end());
-  if (parts != std::vector<std::string>{"dp", "pp", "tp"})
-    fail("/parallelism/rank_order", fmt::format("expected tp, dp and pp once each, comma-separated, found \"{}\"", order));
+  // tp, dp and pp, with cp and ep optional (each at most once).
+  std::vector<std::string> rest;
+  for (const auto& p : parts) {
+    if (p != "cp" && p != "ep") rest.push_back(p);
+  }
+  const auto count = [&](const char* name) { return std::count(parts.begin(), parts.end(), name); };
+  if (rest != std::vector<std::string>{"dp", "pp", "tp"} || count("cp") > 1 || count("ep") > 1)
+    fail("/parallelism/rank_order",
+         fmt::format("expected tp, dp and pp once each and cp, ep at most once each, comma-separated, found \"{}\"",
+                     order));
+}
+
+std::string full_rank_order(const std::string& order) {
+  std::vector<std::string> parts = rank_order_parts(order);
+  const auto find = [&](const char* name) { return std::find(parts.begin(), parts.end(), name); };
+  // ep just before dp; cp just before the faster of ep and dp (plan.hpp, RankLayout).
+  if (find("ep") == parts.end()) parts.insert(find("dp"), "ep");
+  if (find("cp") == parts.end()) parts.insert(std::min(find("ep"), find("dp")), "cp");
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
 }
 
 void check_model(const ModelSpec& m, std::string_view path) {
@@ -128,6 +156,16 @@ void check_model(const ModelSpec& m, std::string_view path) {
                                          m.layers, m.dense_layers));
   if (m.max_positions > 0 && !m.learned_positions)
     fail(at("max_positions"), "a position table size needs learned_positions: true");
+  if (m.is_mla()) {
+    // Latent attention caches one latent per token for every head (no grouping), rotates its
+    // decoupled rotary part, and its projections carry no biases (model_math.hpp): other shapes
+    // are refused rather than priced as something else.
+    if (kv != m.heads)
+      fail(at("kv_heads"), fmt::format("multi-head latent attention has one key/value head per query head ({}), found {}",
+                                       m.heads, kv));
+    if (m.learned_positions) fail(at("learned_positions"), "multi-head latent attention is rotary: expected false, found true");
+    if (m.biases) fail(at("biases"), "multi-head latent attention's projections carry no biases: expected false, found true");
+  }
 }
 
 void check_plan(const ModelSpec& m, const TrainingSpec& t, const ParallelismSpec& p, std::int64_t total_ranks,

@@ -1,5 +1,6 @@
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -15,31 +16,30 @@ RankLayout::RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const 
   if (ep < 1 || (dp / cp) % ep != 0)
     throw InternalError(fmt::format("RankLayout: ep {} does not divide dp / cp {}", ep, dp / cp));
   check_rank_order(order);
-  std::vector<std::string> dims;
-  std::stringstream in(order);
-  for (std::string item; std::getline(in, item, ',');) dims.push_back(item);
+  std::stringstream in(full_rank_order(order));
   std::int64_t stride = 1;
-  for (const auto& d : dims) {
-    if (d == "tp") {
-      stride_tp_ = stride;
-      stride *= tp_;
-    } else if (d == "dp") {
-      stride_dp_ = stride;
-      stride *= dp_;
-    } else {
-      stride_pp_ = stride;
-      stride *= pp_;
+  for (std::string dim; std::getline(in, dim, ',');) {
+    const std::pair<const char*, std::pair<std::int64_t*, std::int64_t>> axes[] = {
+        {"tp", {&stride_tp_, tp_}}, {"cp", {&stride_cp_, cp_}}, {"ep", {&stride_ep_, ep_}},
+        {"dp", {&stride_dp_, dp_ / (cp_ * ep_)}}, {"pp", {&stride_pp_, pp_}}};
+    for (const auto& [name, axis] : axes) {
+      if (dim != name) continue;
+      *axis.first = stride;
+      stride *= axis.second;
     }
   }
 }
 
+// Coordinate d of the layout's DP dimension is cp_i + cp (ep_i + ep dp_o) (plan.hpp).
 std::int32_t RankLayout::rank(std::int64_t t, std::int64_t d, std::int64_t p) const {
-  return static_cast<std::int32_t>(t * stride_tp_ + d * stride_dp_ + p * stride_pp_);
+  const std::int64_t c = d % cp_, e = (d / cp_) % ep_, o = d / (cp_ * ep_);
+  return static_cast<std::int32_t>(t * stride_tp_ + c * stride_cp_ + e * stride_ep_ + o * stride_dp_ + p * stride_pp_);
 }
 
 RankLayout::Coord RankLayout::coord(std::int32_t r) const {
   const std::int64_t v = r;
-  return {(v / stride_tp_) % tp_, (v / stride_dp_) % dp_, (v / stride_pp_) % pp_};
+  const std::int64_t c = (v / stride_cp_) % cp_, e = (v / stride_ep_) % ep_, o = (v / stride_dp_) % (dp_ / (cp_ * ep_));
+  return {(v / stride_tp_) % tp_, c + cp_ * (e + ep_ * o), (v / stride_pp_) % pp_};
 }
 
 std::vector<std::int32_t> RankLayout::tp_group(std::int64_t d, std::int64_t p) const {

@@ -2,6 +2,7 @@
 // and `chakra-json` from traces/tp4-pp2-trn1.json), a round trip, and the broken-file catalogue.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -62,6 +63,54 @@ TEST_CASE("chakra: export-trace --format chakra round-trips the DP sample (FLOP 
   const auto sym = run("export-trace '" + example("tiny-trn1.json") + "' --format chakra -o '" + (dir / "tiny").string() + "'");
   CHECK(sym.code == 2);
   CHECK_THAT(sym.err, Catch::Contains("export it with --all-ranks"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("chakra: a context-parallel step exports its ring steps and replays as its trnsim JSON export") {
+  // The tiny example with tp 1 and cp 2 on its 2 ranks; every rank its own nodes.
+  const fs::path dir = scratch("chakra-cp");
+  fs::create_directories(dir);
+  json ex = json::parse(slurp(example("tiny-trn1.json")));
+  ex["parallelism"]["tp"] = 1;
+  ex["parallelism"]["cp"] = 2;
+  std::ofstream(dir / "cp.json") << ex.dump();
+  const std::string export_cmd = "export-trace '" + (dir / "cp.json").string() + "' --all-ranks -o '";
+  const auto c = run(export_cmd + (dir / "cp").string() + "' --format chakra-json");
+  INFO(c.err);
+  REQUIRE(c.code == 0);
+  // Ring steps per rank: per layer and micro-batch 1 in the forward (cp - 1) and 3 in the backward
+  // (K/V of block 1, dK/dV of block 0, the last dK/dV home: context_steps.hpp), 2 layers x 8
+  // micro-batches (global batch 8 of 1): 64 sends, and the ring neighbour's 64 as recvs.
+  for (const char* f : {"cp.0.json", "cp.1.json"}) {
+    const std::string text = slurp(dir / f);
+    const auto count = [&](const std::string& needle) {
+      std::size_t n = 0;
+      for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+      return n;
+    };
+    CHECK(count("\"COMM_SEND_NODE\"") == 64);
+    CHECK(count("\"COMM_RECV_NODE\"") == 64);
+  }
+  // The trnsim JSON export, with each work reduced to what Chakra keeps (one kernel of its FLOPs
+  // and HBM bytes, as the Chakra reader makes it), replays to the same picoseconds: the ring steps,
+  // their groups and sizes, and the DP calls' stream survive the Chakra round trip.
+  const auto j = run(export_cmd + (dir / "cp.trace.json").string() + "'");
+  INFO(j.err);
+  REQUIRE(j.code == 0);
+  json trace = json::parse(slurp(dir / "cp.trace.json"));
+  for (json& w : trace["works"]) {
+    double flops = 0, bytes = 0;
+    for (const json& k : w["kernels"]) {
+      flops += k.value("flops", 0.0);
+      bytes += k.value("hbm_bytes", 0.0);
+    }
+    w["kernels"] = json::array({json{{"op", flops > 0 ? "matmul" : "elementwise"},
+                                     {"flops", std::llround(flops)},
+                                     {"hbm_bytes", std::llround(bytes)}}});
+  }
+  std::ofstream(dir / "coarse.json") << trace.dump();
+  CHECK(step_of("run '" + experiment(dir / "cp").string() + "'") ==
+        step_of("run '" + experiment(dir / "coarse.json").string() + "'"));
   fs::remove_all(dir);
 }
 

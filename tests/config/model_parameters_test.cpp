@@ -37,7 +37,7 @@ TEST_CASE("model: presets' parameter counts are within 2% of the published sizes
   // (8.03B, 70.55B, 405.85B), GPT-3 paper (175B; 174.6B by the exact shape), Mixtral paper (46.7B),
   // BERT-large (335M), Neuron's GPT-3 23B and 46B (by name), Mixtral 8x22B (Mistral AI: 141B),
   // DeepSeek-V3's main model (its Hugging Face model card: 671B, without the 14B MTP module; the
-  // layout preset counts 672.1B: multi-head attention in place of MLA adds 1.1B).
+  // layout preset, with multi-head latent attention, counts 671.03B).
   const std::pair<const char*, double> published[] = {
       {"llama2-7b", 6.74e9},      {"llama2-13b", 13.02e9},   {"llama2-70b", 68.98e9},
       {"llama3.1-8b", 8.03e9},    {"llama3.1-70b", 70.55e9}, {"llama3.1-405b", 405.8e9},
@@ -49,4 +49,17 @@ TEST_CASE("model: presets' parameter counts are within 2% of the published sizes
     INFO(name);
     CHECK(config::load_model(name).parameters() == Approx(size).epsilon(0.02));
   }
+}
+
+TEST_CASE("model: the deepseek-v3-layout preset's parameters are DeepSeek-V3's, counted by hand") {
+  // Per layer: MLA 187,107,328 (7168 x 1536 + 1536 x 24576 + 7168 x 576 + 512 x 32768 + 16384 x
+  // 7168 + the latent norms 1536 + 512) and two RMSNorms 2 x 7168. MLPs: 3 dense layers of
+  // 3 x 7168 x 18432 = 396,361,728; 58 MoE layers of a router 7168 x 256 = 1,835,008 and 257
+  // experts (256 routed + 1 shared) of 3 x 7168 x 2048 = 44,040,192 each. Untied embedding and
+  // head 2 x 129280 x 7168, final norm 7168.
+  const double layer = 187107328.0 + 2 * 7168;
+  const double dense = 396361728.0, moe = 1835008.0 + 257 * 44040192.0;
+  const double total = 61 * layer + 3 * dense + 58 * moe + 2 * 129280.0 * 7168 + 7168;
+  CHECK(config::load_model("deepseek-v3-layout").parameters() == total);
+  CHECK(total == Approx(671.03e9).epsilon(1e-4));
 }

@@ -57,13 +57,16 @@ std::string message(const ModelSpec& m, const TrainingSpec& t, const Parallelism
 TEST_CASE("context parallelism: the ring exchanges cp - 1 K/V blocks per attention forward, with real neighbours") {
   // tp 2, cp 4, dp 1: 8 ranks, one micro-batch (global batch 1). Forward: cp - 1 = 3 transfers of
   // one block. Backward (context_steps.hpp): alongside block 0 the K/V of block 1; alongside blocks
-  // 1 and 2 the next K/V and the previous dK/dV (2 blocks); alongside block 3 the dK/dV of block 2;
-  // then the last dK/dV home: 4 + 1 transfers, 7 blocks' bytes = (cp - 1) K/V + cp dK/dV.
+  // 1 and 2 the next K/V and the previous dK/dV; alongside block 3 the dK/dV of block 2; then the
+  // last dK/dV home: 4 + 1 transfers = (cp - 1) K/V + cp dK/dV blocks. The dK/dV accumulators are
+  // fp32 (context_steps.hpp): 4 bytes per element against bf16 K/V's 2, so a dK/dV block is
+  // 2 x kBlock = 131,072 bytes, and a transfer carrying both 3 x kBlock.
   const StepGraph g = build_step(cp_model(), training(1024, 1, 1), cp_plan(2, 4, 1), plain_software());
   const auto sr = CollectiveOp::SendRecv;
+  const double grad = 2 * kBlock;
   const std::vector<std::pair<CollectiveOp, double>> expected{
-      {sr, kBlock}, {sr, kBlock}, {sr, kBlock},                                           // forward
-      {sr, kBlock}, {sr, 2 * kBlock}, {sr, 2 * kBlock}, {sr, kBlock}, {sr, kBlock}};    // backward
+      {sr, kBlock}, {sr, kBlock}, {sr, kBlock},                                            // forward
+      {sr, kBlock}, {sr, kBlock + grad}, {sr, kBlock + grad}, {sr, grad}, {sr, grad}};     // backward
   CHECK(exchanges(g, 0, 0) == expected);
   CHECK(exchanges(g, 0, 1) == expected);
   // Every ring step is one call of all 8 ranks at once, each to its CP neighbour: rank = tp_i +
@@ -136,9 +139,10 @@ TEST_CASE("context parallelism: activations divide by cp, ZeRO shards over dp x 
   CHECK(with_cp.embedding_logits == without.embedding_logits / 4);
   CHECK(with_cp.optimizer == without.optimizer);
   CHECK(with_cp.weights == without.weights);
-  // Workspace: linear in the tokens, plus the ring's K/V in flight, 4 x 2 e T kv_r =
-  // 4 x 2 x 2 x 256 x 64 = 262,144 bytes (memory.hpp).
-  CHECK(with_cp.workspace == without.workspace / 4 + 262144);
+  // Workspace: linear in the tokens, plus the ring's K/V in flight (memory.hpp): two K/V blocks,
+  // 2 x 2 e T kv_r = 2 x 2 x 2 x 256 x 64 = 131,072 bytes, and two fp32 dK/dV blocks,
+  // 2 x 2 x 4 T kv_r = 262,144 bytes: 393,216.
+  CHECK(with_cp.workspace == without.workspace / 4 + 393216);
 }
 
 TEST_CASE("context parallelism: plans it cannot split are errors naming /parallelism/cp") {

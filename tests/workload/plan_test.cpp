@@ -78,6 +78,35 @@ TEST_CASE("plan: ranks are numbered TP fastest, then DP, then PP, unless the ord
   CHECK_THROWS_AS(RankLayout(4, 3, 2, "tp,tp,pp"), InputError);
 }
 
+TEST_CASE("plan: the rank order may name cp and ep, which default to tp, cp, ep, dp, pp") {
+  // tp 2, cp 2, ep 2, outer dp 2 (the layout's DP dimension: cp x ep x dp = 8), pp 2: 32 ranks.
+  // Coordinates tp_i 1, cp_i 1, ep_i 0, dp_o 1, pp_i 1: layout DP coordinate d = cp_i + cp (ep_i +
+  // ep dp_o) = 1 + 2 (0 + 2) = 5.
+  const RankLayout def(2, 8, 2, "tp,dp,pp", 2, 2);
+  // Default order tp, cp, ep, dp, pp: strides 1, 2, 4, 8, 16; rank = 1 + 2 + 0 + 8 + 16 = 27.
+  CHECK(def.rank(1, 5, 1) == 27);
+  CHECK(RankLayout(2, 8, 2, "tp,cp,ep,dp,pp", 2, 2).rank(1, 5, 1) == 27);
+  // "tp,dp,cp,pp": ep takes its place before dp, so tp, ep, dp, cp, pp with strides 1, 2, 4, 8,
+  // 16; rank = 1 + 0 + 4 + 8 + 16 = 29, and back: cp_i = (29 / 8) mod 2 = 1, ep_i = (29 / 2) mod
+  // 2 = 0, dp_o = (29 / 4) mod 2 = 1, so d = 5.
+  const RankLayout late(2, 8, 2, "tp,dp,cp,pp", 2, 2);
+  CHECK(late.rank(1, 5, 1) == 29);
+  const auto c = late.coord(29);
+  CHECK(c.tp == 1);
+  CHECK(c.dp == 5);
+  CHECK(c.pp == 1);
+  // The CP group of the first rank: d = 0 and 1 (cp_i 0 and 1) at stride 2 by default, 8 here.
+  CHECK(def.cp_group(0, 0, 0) == std::vector<std::int32_t>{0, 2});
+  CHECK(late.cp_group(0, 0, 0) == std::vector<std::int32_t>{0, 8});
+  // "cp,tp,pp,ep,dp": strides 1, 2, 4, 8, 16; rank = 1 + 2 + 4 + 0 + 16 = 23.
+  CHECK(RankLayout(2, 8, 2, "cp,tp,pp,ep,dp", 2, 2).rank(1, 5, 1) == 23);
+  CHECK(full_rank_order("tp,dp,pp") == "tp,cp,ep,dp,pp");
+  CHECK(full_rank_order("tp,dp,ep,pp") == "tp,cp,dp,ep,pp");
+  CHECK_THROWS_WITH(check_rank_order("tp,cp,dp,cp,pp"), Catch::StartsWith("/parallelism/rank_order") &&
+                                                           Catch::Contains("\"tp,cp,dp,cp,pp\""));
+  CHECK_THROWS_WITH(check_rank_order("tp,xp,dp,pp"), Catch::StartsWith("/parallelism/rank_order"));
+}
+
 TEST_CASE("plan: a TP group spanning instances is a finding, not an error") {
   const RankLayout l(32, 4, 8, "tp,dp,pp");
   // trn1.32xlarge has 32 ranks: TP 32 fits one instance exactly.

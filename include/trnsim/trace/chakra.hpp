@@ -12,6 +12,10 @@
 //   any other type is an error naming the node), comm_size (int64 or uint64 bytes), pg_name (a
 //   group of the group file; without one, or without a group file, all ranks).
 // - COMM_SEND_NODE / COMM_RECV_NODE: comm_dst / comm_src, comm_tag, comm_size.
+// - trnsim_category (trnsim's own attribute, written by write_chakra): a collective's category
+//   (dp_comm runs on the DP stream); on a send, cp_comm makes it a ring step of context
+//   parallelism (a send-recv call on its pg_name group), and a cp_comm recv, its receiving half,
+//   is dropped (traces/README.md, "Chakra").
 // - data_deps order the nodes; ctrl_deps (the call-stack parent) do not.
 #include <functional>
 #include <iosfwd>

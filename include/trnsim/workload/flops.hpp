@@ -6,6 +6,9 @@
 // (full s x s, as Megatron-LM and PaLM count it), LM head included, embedding lookups free:
 //   per sequence: 3 [ L (2 s (h (q + 2 kv) + q h + m h f) + 4 s^2 q) + 2 s h V ],
 //   q = heads * head_dim, kv = kv_heads * head_dim, m = 2 (GELU) or 3 (SwiGLU).
+// Multi-head latent attention puts its five projections (workload/model_math.hpp) in place of
+// h (q + 2 kv) + q h, and its core is 2 s^2 heads (d_qk + d_v) (query/key and value head widths)
+// in place of 4 s^2 q.
 // i.e. 6 x (matmul parameters) x tokens + attention. A mixture-of-experts layer counts its active
 // FLOPs: the router (h x E) and k routed plus the shared experts of width f_e in place of m h f. For GPT (kv = q = h, f = 4h) this is
 // 72 B s L h^2 (1 + s/(6h) + V/(12 L h)); Megatron-LM's 96 B s L h^2 (...) counts full recompute.

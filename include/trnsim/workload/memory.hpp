@@ -16,6 +16,9 @@
 //   kept  = sigma (2 e T h [two norm inputs] + e T h [QKV input] + e T h [fc1 input]
 //                  + 2 T h [dropout masks, LayerNorm models only])
 //         + e T q_r [Q] + 2 e T kv_r [K, V] + e T q_r [attention output]
+//           (under MLA: e T (q_r + k_r + v_r + o_r) for Q, K, V and the output, plus
+//           e T (2 r_q + 2 r_kv + d_rope) [the two latents before and after their norms, and the
+//           shared rotary key]; model_math.hpp)
 //         + e T f_r (2 for GELU: fc1 output, GELU output; 3 for SwiGLU: gate+up, product)
 //   none adds the attention probabilities: b a_r s^2 (e [softmax] + 1 [mask] + e [dropout out]),
 //        (e only without dropout)
@@ -61,8 +64,9 @@
 // workspace divide by cp (materialized attention keeps its cp blocks of (s / cp)^2 scores); the
 // ZeRO and FSDP shards divide by dp x cp (Plan::grad_dp). The workspace adds the K/V in flight:
 // ring attention the block being used and the one arriving, each K and V (4 e T kv_r), and in the
-// backward their dK, dV (4 e T kv_r more); all-gather the sequence's K and V (2 e cp T kv_r) and
-// in the backward their gradients before the reduce-scatter (the same again).
+// backward their dK, dV in fp32 (4 x 4 T kv_r more: context_steps.hpp); all-gather the
+// sequence's K and V (2 e cp T kv_r) and in the backward their gradients before the
+// reduce-scatter (the same again).
 #include <cstdint>
 #include <string>
 #include <vector>

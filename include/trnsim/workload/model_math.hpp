@@ -10,6 +10,18 @@
 //   to a multiple of tp.
 // - Encoders (BERT) are the same layer without the causal mask; their output head is the same
 //   vocabulary projection (masked-LM), the pooler is not modelled.
+// - Multi-head latent attention (ModelSpec::attention, DeepSeek-V2/-V3, arXiv 2405.04434 section
+//   2.1 and 2412.19437 section 2.1.1): per token, c_q = RMSNorm(x W_dq) [h -> q_lora_rank],
+//   Q = c_q W_uq [-> heads x (qk_nope + qk_rope)]; [c_kv, k_rope] = x W_dkv [h -> kv_lora_rank +
+//   qk_rope], K_nope, V = RMSNorm(c_kv) W_ukv [-> heads x (qk_nope + v_head)], each head's key is
+//   K_nope with the shared k_rope appended; O [heads x v_head] W_o -> h. No biases.
+//   Under TP the up-projections split by heads (column-parallel) and W_o by its input (row-
+//   parallel), as Megatron-Core's MLASelfAttention does; the down-projections W_dq, W_dkv and the
+//   two latent norms are replicated on every TP rank and computed there on the full tokens of the
+//   micro-batch (assumption: Megatron-Core keeps them unsplit, and DeepSeek's own code does not
+//   split them either). Their weight gradients are then partial sums over the TP ranks; the TP
+//   all-reduce that would add them is not modelled (it is one step-wide call of
+//   (h (q_lora + kv_lora + qk_rope) + q_lora + kv_lora) x gradient bytes per layer).
 #include <cstdint>
 
 #include "trnsim/workload/specs.hpp"
@@ -20,7 +32,8 @@ namespace trnsim::workload {
 struct LayerDims {
   std::int64_t tp = 1;
   std::int64_t hidden = 0;
-  std::int64_t head_dim = 0;
+  std::int64_t head_dim = 0;      // a head's query and key width
+  std::int64_t v_head_dim = 0;    // a head's value width (= head_dim but under MLA)
   std::int64_t heads = 0;         // query heads on this rank
   std::int64_t kv_heads = 0;      // key/value heads on this rank (replicated when kv < tp)
   std::int64_t ffn = 0;           // MLP intermediate width on this rank
@@ -37,8 +50,18 @@ struct LayerDims {
   bool dropout = false;
   bool causal = true;
   bool rotary = false;
-  std::int64_t q_width() const { return heads * head_dim; }
-  std::int64_t kv_width() const { return kv_heads * head_dim; }
+  // Multi-head latent attention (0 under MHA): the latent widths and the rotary part of a head.
+  bool mla = false;
+  std::int64_t q_lora = 0;
+  std::int64_t kv_lora = 0;
+  std::int64_t qk_rope = 0;
+  std::int64_t q_width() const { return heads * head_dim; }     // Q
+  std::int64_t k_width() const { return kv_heads * head_dim; }  // K
+  std::int64_t v_width() const { return kv_heads * v_head_dim; }  // V
+  std::int64_t o_width() const { return heads * v_head_dim; }   // attention output (W_o's input)
+  // Elements per token the rotary embedding rotates: Q and K whole under MHA; under MLA each
+  // head's rotary query part and the one shared rotary key.
+  std::int64_t rope_width() const { return mla ? heads * qk_rope + qk_rope : q_width() + k_width(); }
   bool moe_layer(std::int64_t layer) const { return experts > 0 && layer >= dense_layers; }
   std::int64_t local_experts() const { return experts / ep; }
 };
@@ -60,6 +83,9 @@ LayerParameters layer_parameters(const LayerDims& d, std::int64_t layer);
 LayerParameters layers_parameters(const LayerDims& d, std::int64_t first, std::int64_t count);
 // Parameters of the norm(s) of one layer or of the final norm, per rank (always replicated).
 double norm_parameters(const LayerDims& d);
+// Weights of one rank's attention projections, without biases and norms: MHA's QKV and output;
+// MLA's five matrices (the replicated down-projections in full). 2 x this per token is their FLOPs.
+double attention_projection_parameters(const LayerDims& d);
 // Token (vocabulary-parallel) embedding rows of one rank, plus the learned position table.
 double embedding_parameters(const LayerDims& d, std::int64_t positions, bool learned_positions);
 // Whole-model trainable parameters; `positions` sizes the learned position table (seq_len when

@@ -84,8 +84,11 @@ void check_plan(const ModelSpec& model, const TrainingSpec& training, const Para
                 std::int64_t total_ranks, std::string_view ranks_detail = {});
 
 // Contract: throws InputError ("/parallelism/rank_order: ...") unless `order` names tp, dp and pp
-// once each, comma-separated.
+// once each and cp and ep at most once each, comma-separated.
 void check_rank_order(const std::string& order);
+// The order with cp and ep in place (RankLayout's rule below): "tp,dp,pp" -> "tp,cp,ep,dp,pp".
+// Contract: `order` passed check_rank_order.
+std::string full_rank_order(const std::string& order);
 
 // Contract: check_model and check_plan, then throws InputError naming the JSON path
 // ("/parallelism/schedule: not resolved") when a field is unset.
@@ -95,15 +98,18 @@ Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const Paral
 // Rank numbering: the order string lists dimensions fastest first; for "tp,dp,pp",
 // rank = tp_i + tp * (dp_i + dp * pp_i).
 // Context parallelism widens the DP dimension of the layout to cp x dp coordinates, CP fastest:
-// coordinate d holds cp_i = d mod cp of data-parallel replica d / cp (with "tp,dp,pp": the order
-// tp, cp, dp, pp). So Coord::dp, dp() and dp_group span the cp x dp ranks that hold the same
-// parameters (the gradient group), and the CP group of a rank is the cp consecutive coordinates
-// around it. At cp = 1 every coordinate is as before.
-// Expert parallelism splits the data-parallel replica index r = d / cp: ep_i = r mod ep varies
-// fastest after CP, so the EP group of a rank is the ep replicas around it with its cp_i (with
-// "tp,dp,pp": the order tp, cp, ep, dp, pp; at cp = 1 an EP group of tp-strided ranks inside an
-// instance when tp x ep fits one), and the data-parallel group of its experts (expert-DP) the
-// cp x dp / ep coordinates with the same ep_i.
+// coordinate d holds cp_i = d mod cp of data-parallel replica d / cp. So Coord::dp, dp() and
+// dp_group span the cp x dp ranks that hold the same parameters (the gradient group), and the CP
+// group of a rank is the cp coordinates around it. At cp = 1 every coordinate is as before.
+// Expert parallelism splits the data-parallel replica index r = d / cp: ep_i = r mod ep, and the
+// outer DP index dp_o = r / ep, so the EP group of a rank is the ep replicas around it with its
+// cp_i, and the data-parallel group of its experts (expert-DP) the cp x dp / ep coordinates with
+// the same ep_i.
+// The order may name cp and ep as dimensions of their own ("tp,cp,ep,dp,pp", where "dp" is the
+// outer index dp_o); one it leaves out takes its default place: cp just before the faster of ep
+// and dp, ep just before dp. So the default "tp,dp,pp" is "tp,cp,ep,dp,pp" (TP, CP, EP, DP, PP),
+// and "tp,dp,cp,pp" puts each CP group at stride tp x dp. Only the numbering of ranks changes:
+// which coordinates form a group is the same under every order.
 class RankLayout {
  public:
   struct Coord {
@@ -134,7 +140,8 @@ class RankLayout {
 
  private:
   std::int64_t tp_, dp_, pp_, ep_, cp_;
-  std::int64_t stride_tp_ = 1, stride_dp_ = 1, stride_pp_ = 1;
+  // Strides of tp_i, cp_i, ep_i, dp_o and pp_i in the rank number.
+  std::int64_t stride_tp_ = 1, stride_cp_ = 1, stride_ep_ = 1, stride_dp_ = 1, stride_pp_ = 1;
 };
 
 // EP groups of the first TP rank and stage (the others are the same by the layout's regularity)

@@ -27,6 +27,28 @@ constexpr auto enum_table(ModelArch) {
   return std::array{EnumName{ModelArch::Decoder, "decoder"}, EnumName{ModelArch::Encoder, "encoder"}};
 }
 
+// The attention's projections: multi-head attention (grouped-query when kv_heads < heads), or
+// DeepSeek's multi-head latent attention (DeepSeek-AI 2024, DeepSeek-V2 and -V3 technical reports,
+// arXiv 2405.04434 and 2412.19437; workload/model_math.hpp has the shapes).
+enum class AttentionKind : std::uint8_t { Mha, Mla };
+constexpr auto enum_table(AttentionKind) {
+  return std::array{EnumName{AttentionKind::Mha, "mha"}, EnumName{AttentionKind::Mla, "mla"}};
+}
+
+// Configuration keys: kAttentionFields in src/config/workload_fields.cpp. Multi-head latent
+// attention: queries through a low-rank latent of q_lora_rank, keys and values through a shared
+// latent of kv_lora_rank plus one rotary key of qk_rope_head_dim per token shared by every head;
+// each head's query and key are qk_nope_head_dim + qk_rope_head_dim wide, its value v_head_dim.
+// The widths are unused (0) under Mha, whose head width is hidden / heads.
+struct AttentionSpec {
+  AttentionKind kind = AttentionKind::Mha;
+  std::int64_t q_lora_rank = 0;
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+};
+
 // Configuration keys: kModelFields in src/config/workload_fields.cpp.
 struct ModelSpec {
   std::string name;
@@ -53,9 +75,15 @@ struct ModelSpec {
   std::int64_t shared_experts = 0;
   std::int64_t dense_layers = 0;
   bool biases = false;             // linear layers and norms carry biases (GPT, BERT; not Llama)
+  AttentionSpec attention{};  // an initializer, so that designated initializers may leave it out
   bool is_moe() const { return experts > 0; }
+  bool is_mla() const { return attention.kind == AttentionKind::Mla; }
   std::int64_t expert_width() const { return expert_ffn_hidden > 0 ? expert_ffn_hidden : ffn_hidden; }
-  std::int64_t head_dim() const { return hidden / heads; }
+  // A head's query and key width, and its value width (equal under Mha).
+  std::int64_t head_dim() const {
+    return is_mla() ? attention.qk_nope_head_dim + attention.qk_rope_head_dim : hidden / heads;
+  }
+  std::int64_t v_head_dim() const { return is_mla() ? attention.v_head_dim : hidden / heads; }
   double parameters() const;       // total trainable parameters (workload/model_math.cpp)
 };
 
@@ -155,15 +183,18 @@ struct ParallelismSpec {
   std::optional<PipelineSchedule> schedule;
   std::optional<std::int64_t> virtual_stages;   // interleaved 1F1B model chunks per rank
   std::optional<Recompute> recompute;
-  std::string rank_order = "tp,dp,pp";          // fastest-varying first
+  // Fastest-varying first: tp, dp, pp, and optionally cp and ep; "tp,dp,pp" = "tp,cp,ep,dp,pp"
+  // (plan.hpp, RankLayout).
+  std::string rank_order = "tp,dp,pp";
   // Expert parallelism: the routed experts sharded over ep ranks of the data-parallel group (ep
   // divides dp and the experts); the EP group is the ep consecutive DP coordinates, i.e. the rank
-  // order tp, ep, dp, pp within "tp,dp,pp" (plan.hpp, RankLayout).
+  // order tp, ep, dp, pp by default (plan.hpp, RankLayout).
   std::int64_t ep = 1;
   // Context parallelism: each sequence split over cp ranks that hold the same parameters (ring
   // attention, or an all-gather of K/V, as SoftwareSpec::cp_attention says; workload/
-  // context_steps.hpp). The CP group is the cp consecutive coordinates just faster than DP (with
-  // "tp,dp,pp": the order tp, cp, ep, dp, pp); gradients are reduced over dp x cp (plan.hpp).
+  // context_steps.hpp). The CP group is the cp coordinates of its own axis of the rank order
+  // (by default just faster than EP and DP: tp, cp, ep, dp, pp); gradients are reduced over
+  // dp x cp (plan.hpp).
   std::int64_t cp = 1;
 };
 

@@ -103,6 +103,31 @@ struct RankReader {
     return *v;
   }
 
+  // trnsim's own attribute trnsim_category (written by write_chakra; other writers have none):
+  // the communication category, which sets the stream a collective runs on; absent: `fallback`.
+  Category category(const pb::Node& n, Category fallback) const {
+    const pb::AttributeProto* a = attr(n, "trnsim_category");
+    if (!a) return fallback;
+    const auto c = a->value_case() == pb::AttributeProto::kStringVal ? parse_enum<Category>(a->string_val()) : std::nullopt;
+    if (!c || (*c != Category::TpComm && *c != Category::DpComm && *c != Category::EpComm && *c != Category::CpComm))
+      throw InputError(fmt::format("{}: attribute trnsim_category: expected \"tp_comm\", \"dp_comm\", \"ep_comm\" or "
+                                   "\"cp_comm\", found {}",
+                                   where(n), a->value_case() == pb::AttributeProto::kStringVal
+                                                 ? fmt::format("\"{}\"", a->string_val())
+                                                 : std::string("another type")));
+    return *c;
+  }
+  std::uint32_t group(const pb::Node& n) {
+    const pb::AttributeProto* pg = attr(n, "pg_name");
+    if (!pg || group_of.empty()) return all_ranks();
+    if (pg->value_case() != pb::AttributeProto::kStringVal)
+      throw InputError(fmt::format("{}: attribute pg_name: expected a string", where(n)));
+    const auto it = group_of.find(pg->string_val());
+    if (it == group_of.end())
+      throw InputError(fmt::format("{}: pg_name \"{}\" is not a group of the group file", where(n), pg->string_val()));
+    return it->second;
+  }
+
   std::uint32_t work(std::int64_t ops, std::int64_t bytes, std::int64_t micros, const std::string& name) {
     const auto [it, fresh] = work_of.try_emplace({ops, bytes, micros}, static_cast<std::uint32_t>(doc.works.size()));
     if (fresh) {
@@ -159,7 +184,7 @@ struct RankReader {
       }
       case pb::COMM_COLL_NODE: {
         t.kind = NodeKind::Collective;
-        t.category = Category::TpComm;
+        t.category = category(n, Category::TpComm);
         const std::int64_t type = required_int(n, "comm_type");
         switch (type) {
           case pb::ALL_REDUCE: t.op = CollectiveOp::AllReduce; break;
@@ -180,22 +205,28 @@ struct RankReader {
         const std::int64_t size = required_int(n, "comm_size");
         if (size < 0) throw InputError(fmt::format("{}: comm_size {} is negative", where(n), size));
         t.bytes = static_cast<double>(size);
-        const pb::AttributeProto* pg = attr(n, "pg_name");
-        if (pg && !group_of.empty()) {
-          if (pg->value_case() != pb::AttributeProto::kStringVal)
-            throw InputError(fmt::format("{}: attribute pg_name: expected a string", where(n)));
-          const auto it = group_of.find(pg->string_val());
-          if (it == group_of.end())
-            throw InputError(fmt::format("{}: pg_name \"{}\" is not a group of the group file", where(n), pg->string_val()));
-          t.group = it->second;
-        } else {
-          t.group = all_ranks();
-        }
+        t.group = group(n);
         break;
       }
       case pb::COMM_SEND_NODE:
       case pb::COMM_RECV_NODE: {
         const bool send = n.type() == pb::COMM_SEND_NODE;
+        if (category(n, Category::PpComm) == Category::CpComm) {
+          // A ring step of context parallelism (write_chakra): the send is the step, a send-recv
+          // call on its pair group, as the trnsim JSON trace says it; the recv, on which nothing
+          // waits, is its receiving half and no node of its own.
+          if (!send) return;
+          const std::int64_t size = required_int(n, "comm_size");
+          if (size < 0) throw InputError(fmt::format("{}: comm_size {} is negative", where(n), size));
+          if (!attr(n, "pg_name") || group_of.empty())
+            throw InputError(fmt::format("{}: a cp_comm ring step needs pg_name, a group of the group file", where(n)));
+          t.kind = NodeKind::Collective;
+          t.category = Category::CpComm;
+          t.op = CollectiveOp::SendRecv;
+          t.bytes = static_cast<double>(size);
+          t.group = group(n);
+          break;
+        }
         t.kind = send ? NodeKind::Send : NodeKind::Recv;
         t.category = Category::PpComm;
         const std::int64_t peer = required_int(n, send ? "comm_dst" : "comm_src");

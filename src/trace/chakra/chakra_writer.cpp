@@ -1,6 +1,8 @@
 // write_chakra: a StepGraph as Chakra per-rank files (contract in trnsim/trace/chakra.hpp).
+#include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <google/protobuf/util/json_util.h>
@@ -35,12 +37,30 @@ pb::CollectiveCommType comm_type(CollectiveOp op) {
     case CollectiveOp::AllGather: return pb::ALL_GATHER;
     case CollectiveOp::AllToAll: return pb::ALL_TO_ALL;
     case CollectiveOp::Broadcast: return pb::BROADCAST;
-    case CollectiveOp::SendRecv: break;
+    case CollectiveOp::SendRecv: break;  // a ring step: a send and a recv node (ring_step_nodes)
   }
-  // Context parallelism's ring steps are send-recv calls on pairs; Chakra would need them as send
-  // and recv nodes, which this writer does not produce yet.
-  throw InputError("chakra export: context parallelism's ring K/V exchanges (send-recv on the CP ring) have no "
-                   "Chakra form here yet; export with --format json, or use software cp_attention allgather");
+  throw InternalError("chakra export: a send-recv call reached the collective writer");
+}
+
+void add_category(pb::Node& n, Category c) {
+  auto* a = n.add_attr();
+  a->set_name("trnsim_category");
+  a->set_string_val(std::string(to_string(c)));
+}
+
+// A ring step of context parallelism (a send-recv call on the pair [sender, receiver]) as Chakra
+// says it: a COMM_SEND_NODE on the sender, in the call's place, and a COMM_RECV_NODE on the
+// receiver (ring_step_recvs), matched by comm_tag = the send's node id.
+void ring_send(pb::Node& n, const TraceNode& t, const StepGraph& g) {
+  const GroupSet& pair = g.group_sets.at(t.group);
+  n.set_type(pb::COMM_SEND_NODE);
+  add_int(n, "comm_src", -1);
+  add_int(n, "comm_dst", pair.group(0)[1]);
+  add_int(n, "comm_tag", static_cast<std::int64_t>(t.id));
+  add_int(n, "comm_size", std::llround(t.bytes));
+  auto* pg = n.add_attr();
+  pg->set_name("pg_name");
+  pg->set_string_val(std::to_string(t.group));
 }
 
 pb::Node chakra_node(const TraceNode& t, const StepGraph& g) {
@@ -66,6 +86,11 @@ pb::Node chakra_node(const TraceNode& t, const StepGraph& g) {
       break;
     }
     case NodeKind::Collective: {
+      add_category(n, t.category);
+      if (t.op == CollectiveOp::SendRecv) {
+        ring_send(n, t, g);
+        break;
+      }
       n.set_type(pb::COMM_COLL_NODE);
       add_int(n, "comm_type", comm_type(t.op));
       add_int(n, "comm_size", std::llround(t.bytes));
@@ -82,10 +107,42 @@ pb::Node chakra_node(const TraceNode& t, const StepGraph& g) {
       add_int(n, "comm_dst", send ? t.peer : -1);
       add_int(n, "comm_tag", t.tag);
       add_int(n, "comm_size", std::llround(t.bytes));
+      if (t.category == Category::CpComm) {  // a ring step's receiving half (ring_step_recvs)
+        add_category(n, t.category);
+        auto* pg = n.add_attr();
+        pg->set_name("pg_name");
+        pg->set_string_val(std::to_string(t.group));
+      }
       break;
     }
   }
   return n;
+}
+
+// The receiving half of every ring step: a recv node on the pair's receiver, with an id past
+// every node's, nothing depending on it (what the receiver does next waits for its own ring step,
+// as in the StepGraph), appended in ascending (sender rank, send id) order.
+void ring_step_recvs(std::vector<TraceRank>& ranks, const StepGraph& g) {
+  std::uint64_t next = 0;
+  for (const TraceRank& r : ranks)
+    for (const TraceNode& t : r.nodes) next = std::max(next, t.id + 1);
+  std::vector<std::pair<std::int32_t, TraceNode>> recvs;  // (receiver, node)
+  for (const TraceRank& r : ranks) {
+    for (const TraceNode& t : r.nodes) {
+      if (t.kind != NodeKind::Collective || t.op != CollectiveOp::SendRecv) continue;
+      TraceNode recv;
+      recv.id = next++;
+      recv.name = t.name;
+      recv.kind = NodeKind::Recv;
+      recv.category = t.category;
+      recv.peer = r.rank;
+      recv.tag = static_cast<std::int64_t>(t.id);
+      recv.bytes = t.bytes;
+      recv.group = t.group;
+      recvs.emplace_back(g.group_sets.at(t.group).group(0)[1], std::move(recv));
+    }
+  }
+  for (auto& [receiver, recv] : recvs) ranks.at(static_cast<std::size_t>(receiver)).nodes.push_back(std::move(recv));
 }
 
 void write_message(std::ostream& out, const google::protobuf::Message& m, ChakraEncoding e) {
@@ -120,7 +177,9 @@ std::vector<std::string> write_chakra(const std::string& prefix, const StepGraph
                                    prefix, set.count()));
   std::vector<std::string> files;
   const std::string ext = encoding == ChakraEncoding::Binary ? ".et" : ".json";
-  for (const TraceRank& r : trace_ranks(g)) {
+  std::vector<TraceRank> ranks = trace_ranks(g);
+  ring_step_recvs(ranks, g);
+  for (const TraceRank& r : ranks) {
     files.push_back(fmt::format("{}.{}{}", prefix, r.rank, ext));
     sink(files.back(), [&](std::ostream& out) {
       pb::GlobalMetadata meta;
