@@ -40,7 +40,7 @@ struct RunOptions {
   std::string html_path;
   bool dry_run = false;
   bool strict = false;
-  bool fast_forward = false;
+  bool fast_forward = true;
   std::string scale_durations;
   MemoryLimitOption memory;
 };
@@ -114,7 +114,8 @@ int run(const RunOptions& o) {
   if (o.trace_ranks_given) {
     trace.ranks = report::parse_rank_list(o.trace_ranks, static_cast<std::int32_t>(input.cluster.ranks()));
   }
-  // --fast-forward: a model's step without per-task outputs (--trace and --html draw every task).
+  // Fast-forward (unless --no-fast-forward): a model's step without per-task outputs (--trace and
+  // --html draw every task).
   if (o.fast_forward && ex.trace.empty() && o.scale_durations.empty() && o.trace_path.empty() && o.html_path.empty()) {
     const report::StepReport rep = labelled(o, [&] {
       return report::simulate_and_analyze(input, replay::resolve_plan(input), true);
@@ -154,10 +155,10 @@ void add_run_command(CLI::App& app, Action& action) {
                   "compute=0.5 (FLOP/byte nodes are priced on the cluster's hardware either way)");
   cmd->add_flag("--strict", options->strict, "Exit 1 when a rank runs out of memory");
   cmd->add_flag("--fast-forward,!--no-fast-forward", options->fast_forward,
-                "Replay two reduced steps and fast-forward over the pipeline's steady state where the repetition is "
-                "checked exact (the same step time in picoseconds, figures within rounding; results.fast_forward "
-                "says whether it applied); default off: every micro-batch is replayed. Ignored with --trace, --html "
-                "and trace workloads");
+                "Fast-forward over the pipeline's steady state (the default): replay two reduced steps and "
+                "extrapolate where the repetition is checked exact (the same step time in picoseconds, figures within "
+                "rounding; results.fast_forward says whether it applied); --no-fast-forward replays every "
+                "micro-batch. Always every micro-batch with --trace, --html and trace workloads");
   cmd->add_flag("--dry-run", options->dry_run, "Print the resolved experiment as JSON and stop");
   options->memory.add_to(*cmd);
   cmd->callback([&action, options, cmd] {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "trnsim/replay/step_size.hpp"
 #include "trnsim/workload/pipeline_schedule.hpp"
 
 namespace trnsim::replay {
@@ -132,6 +133,10 @@ bool steady_state_repeats(const FastForwardShape& shape, const StepRun& first, c
 
 std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                  const FastForwardShape& shape, std::shared_ptr<net::Fabric> fabric) {
+  // The memory guard of the real step (step_size.hpp): a failed check falls back to replaying it.
+  const workload::Plan plan =
+      workload::make_plan(input.model, resolved.training, resolved.parallelism, input.cluster.ranks());
+  check_step_size(estimate_step_size(input.cluster, input.model, plan, input.symmetric), input.max_memory_bytes);
   if (!fabric) fabric = std::make_shared<net::Fabric>(input.cluster);
   FastForwardRuns out;
   out.shape = shape;

@@ -64,7 +64,8 @@ struct FastForwardRuns {
 
 // Contract: the two replays of `shape` checked as above, or nullopt when the repetition is not
 // exact (or the extrapolated step overflows the clock): the caller replays the real plan. Throws
-// what prepare_step / replay_step throw. Cost: the M2 replay, and the M1 replay only when M2's
+// what prepare_step / replay_step throw, and the real step's memory guard (step_size.hpp) first,
+// since a failed check replays it. Cost: the M2 replay, and the M1 replay only when M2's
 // steady state repeats, plus O(tasks of M2).
 std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                  const FastForwardShape& shape,
