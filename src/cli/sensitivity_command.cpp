@@ -61,7 +61,9 @@ void add_sensitivity_command(CLI::App& app, Action& action) {
   cmd->add_option("--threads", o->threads, "Simulations run at once (default: all cores); the output does not depend on it")
       ->check(CLI::Range(1, 4096));
   cmd->add_flag("--no-fast-forward", o->no_fast_forward,
-                "Replay every micro-batch of each simulation instead of fast-forwarding over the pipeline's steady state (the default where the repetition is checked exact: the same step time in picoseconds; for comparison)");
+                "Replay every micro-batch of each simulation instead of fast-forwarding over the pipeline's steady "
+                "state (the default where the repetition is checked exact: the same step time in picoseconds; for "
+                "comparison)");
   cmd->add_option("--json", o->json_path, "Also write the result as JSON to this file");
   cmd->add_option("--html", o->html_path, "Also write a self-contained page (elasticities as bars, the table) to this file");
   o->memory.add_to(*cmd,

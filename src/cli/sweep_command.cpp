@@ -235,7 +235,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
                 "their lists), replaying in order of a compute lower bound and pruning exactly: the --top ranking is "
                 "the one a full sweep would print");
   cmd->add_flag("--no-fast-forward", o->no_fast_forward,
-                "Replay every micro-batch of each plan instead of fast-forwarding over the pipeline's steady state (the default where the repetition is checked exact: the same step time in picoseconds; for comparison)");
+                "Replay every micro-batch of each plan instead of fast-forwarding over the pipeline's steady "
+                "state (the default where the repetition is checked exact: the same step time in picoseconds; for "
+                "comparison)");
   cmd->add_option("--shard", o->shard,
                   "Run only slice I of N (I/N, 0 <= I < N: every N-th plan from plan I); write it with --json and "
                   "join the slices with `trnsim merge`");

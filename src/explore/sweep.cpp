@@ -155,7 +155,8 @@ std::optional<Admitted> admit(const PlanPoint& point, const config::Experiment& 
 // `fast_forward`: over the pipeline's steady state where exact (report/analysis/fast_forward.hpp).
 void simulate(const Admitted& a, PlanOutcome& o, bool fast_forward, WorkerFabric* fabric = nullptr) {
   try {
-    const report::StepReport rep = report::simulate_and_analyze(a.input, a.resolved, fast_forward, {.critical_path = false, .bottleneck_rank = std::nullopt},
+    const report::AnalyzeOptions analysis{.critical_path = false, .bottleneck_rank = std::nullopt};
+    const report::StepReport rep = report::simulate_and_analyze(a.input, a.resolved, fast_forward, analysis,
                                                                 fabric != nullptr ? fabric->of(a) : nullptr);
     o.status = PlanStatus::Simulated;
     o.step_time_s = rep.step_time_s;

@@ -85,13 +85,16 @@ Compared compare_file(const fs::path& file, const std::vector<std::string>& over
   CHECK(close(got->hardware_flops, want.hardware_flops));
   CHECK(close(got->mfu, want.mfu));
   REQUIRE(got->stage_compute_s.size() == want.stage_compute_s.size());
-  for (std::size_t s = 0; s < want.stage_compute_s.size(); ++s) CHECK(close(got->stage_compute_s[s], want.stage_compute_s[s]));
+  for (std::size_t s = 0; s < want.stage_compute_s.size(); ++s)
+    CHECK(close(got->stage_compute_s[s], want.stage_compute_s[s]));
   REQUIRE(got->links.kinds.size() == want.links.kinds.size());
-  for (std::size_t k = 0; k < want.links.kinds.size(); ++k) CHECK(close(got->links.kinds[k].bytes, want.links.kinds[k].bytes));
+  for (std::size_t k = 0; k < want.links.kinds.size(); ++k)
+    CHECK(close(got->links.kinds[k].bytes, want.links.kinds[k].bytes));
   // From the real plan, not extrapolated.
   CHECK(got->plan.micro_batches == want.plan.micro_batches);
   REQUIRE(got->memory.size() == want.memory.size());
-  for (std::size_t s = 0; s < want.memory.size(); ++s) CHECK(got->memory[s].memory.total() == want.memory[s].memory.total());
+  for (std::size_t s = 0; s < want.memory.size(); ++s)
+    CHECK(got->memory[s].memory.total() == want.memory[s].memory.total());
   REQUIRE(got->findings.size() == want.findings.size());
   for (std::size_t f = 0; f < want.findings.size(); ++f) CHECK(got->findings[f].rule == want.findings[f].rule);
   return out;
@@ -104,7 +107,8 @@ std::vector<Compared> compare_dir(const char* dir) {
 }
 
 bool fast_forwarded(const std::vector<Compared>& results, const std::string& name) {
-  return std::any_of(results.begin(), results.end(), [&](const Compared& c) { return c.file == name && c.fast_forwarded; });
+  return std::any_of(results.begin(), results.end(),
+                     [&](const Compared& c) { return c.file == name && c.fast_forwarded; });
 }
 
 }  // namespace

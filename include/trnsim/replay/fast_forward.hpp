@@ -4,7 +4,8 @@
 // (d = 1, or pp for 1f1b-interleaved, whose micro-batches go in groups of pp) adds the same tasks
 // at the same offsets, so for M large the step time is affine in M. Instead of replaying all M,
 // the step is replayed with M1 (the fewest micro-batches with warm-up, two full steady periods
-// and cool-down) and M2 = M1 + d; P = step(M2) - step(M1) is one period, and
+// and cool-down, and enough steady ones in M2 to check, below) and M2 = M1 + d;
+// P = step(M2) - step(M1) is one period, and
 //   step(M) = step(M1) + (M - M1) / d x P, in integer picoseconds.
 // The repetition is checked, not assumed: in the M2 replay, every task of the last
 // max(2 d, pp + d) steady micro-batches on every simulated rank must have the same durations as
@@ -16,8 +17,9 @@
 // pp shifts at least; earlier steady micro-batches may still be settling (gpt3-175b-a100's
 // forwards take dozens of micro-batches to), which the extrapolation does not need. A cycle
 // longer than that whose irregular step falls outside the checked micro-batches would not be
-// seen: the tests compare every example and validation file with its full replay. Every additive figure of the report moves by the same rule
-// (report/analysis/fast_forward.hpp extrapolates the StepReport).
+// seen: the tests compare every example and validation file with its full replay. Every additive
+// figure of the report moves by the same rule (report/analysis/fast_forward.hpp extrapolates the
+// StepReport).
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -147,7 +147,8 @@ std::string footer(const StepReport& r, bool wall_times) {
   // Fast-forwarded: tasks and events are the real step's, extrapolated; the wall times the two reduced replays'.
   const std::string how = r.fast_forward ? " (fast-forwarded over the steady state)" : "";
   if (!wall_times)
-    return fmt::format("simulated {} of {} ranks, {} tasks, {} events{}\n", r.simulated_ranks, r.ranks, r.tasks, r.events, how);
+    return fmt::format("simulated {} of {} ranks, {} tasks, {} events{}\n", r.simulated_ranks, r.ranks, r.tasks,
+                       r.events, how);
   return fmt::format("simulated {} of {} ranks, {} tasks, {} events{}; build {:.3f} s, replay {:.3f} s wall\n",
                      r.simulated_ranks, r.ranks, r.tasks, r.events, how, r.build_seconds, r.simulate_seconds);
 }
