@@ -14,8 +14,10 @@
 #include "trnsim/config/step_input.hpp"
 #include "trnsim/config/trace_input.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/replay/plan_rule.hpp"
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/replay/trace_replay.hpp"
+#include "trnsim/report/analysis/fast_forward.hpp"
 #include "trnsim/report/analysis/step_report.hpp"
 #include "trnsim/report/writers/chrome_trace.hpp"
 #include "trnsim/report/writers/csv_report.hpp"
@@ -38,6 +40,7 @@ struct RunOptions {
   std::string html_path;
   bool dry_run = false;
   bool strict = false;
+  bool fast_forward = true;
   std::string scale_durations;
   MemoryLimitOption memory;
 };
@@ -70,11 +73,12 @@ void write_trace(const RunOptions& o, const report::TraceOptions& trace, const r
   write_file(o.trace_path, [&](std::ostream& out) { report::write_chrome_trace(out, input, step, trace); });
 }
 
-// simulate_workload, its input errors (a plan that cannot run, the guards' estimates) naming the
+// simulate(): its input errors (a plan that cannot run, the guards' estimates) naming the
 // experiment and its overrides as the config layer's errors do.
-replay::StepRun simulate(const RunOptions& o, const config::Experiment& ex, replay::StepInput& input) {
+template <class Simulate>
+auto labelled(const RunOptions& o, Simulate&& simulate) {
   try {
-    return simulate_workload(o, ex, input);
+    return simulate();
   } catch (const InputError& e) {
     const std::string what = e.what();
     if (what.rfind(o.experiment, 0) == 0) throw;
@@ -84,6 +88,16 @@ replay::StepRun simulate(const RunOptions& o, const config::Experiment& ex, repl
     if (!o.overrides.empty()) label += ")";
     throw InputError(fmt::format("{}: {}", label, what), e.reason());
   }
+}
+
+// The outputs made from the report alone, then the text (files first: a run that cannot write what
+// was asked for fails before printing results).
+int report_step(const RunOptions& o, const config::Experiment& ex, const report::StepReport& rep) {
+  if (!o.json_path.empty()) write_file(o.json_path, report::to_json(rep, ex.resolved).dump(2) + "\n");
+  if (!o.csv_path.empty()) report::append_csv(o.csv_path, rep, {o.experiment, ex.id.empty() ? ex.name : ex.id});
+  fmt::print("{}", report::format_text(rep));
+  const bool oom = std::any_of(rep.memory.begin(), rep.memory.end(), [](const auto& m) { return !m.fits(); });
+  return o.strict && oom ? 1 : 0;
 }
 
 int run(const RunOptions& o) {
@@ -100,16 +114,19 @@ int run(const RunOptions& o) {
   if (o.trace_ranks_given) {
     trace.ranks = report::parse_rank_list(o.trace_ranks, static_cast<std::int32_t>(input.cluster.ranks()));
   }
-  const replay::StepRun step = simulate(o, ex, input);
+  // Fast-forward (unless --no-fast-forward): a model's step without per-task outputs (--trace and
+  // --html draw every task).
+  if (o.fast_forward && ex.trace.empty() && o.scale_durations.empty() && o.trace_path.empty() && o.html_path.empty()) {
+    const report::StepReport rep = labelled(o, [&] {
+      return report::simulate_and_analyze(input, replay::resolve_plan(input), true);
+    });
+    return report_step(o, ex, rep);
+  }
+  const replay::StepRun step = labelled(o, [&] { return simulate_workload(o, ex, input); });
   const report::StepReport rep = report::analyze(input, step);
-  // Files first: a run that cannot write what was asked for fails before printing results.
-  if (!o.json_path.empty()) write_file(o.json_path, report::to_json(rep, ex.resolved).dump(2) + "\n");
   if (!o.trace_path.empty()) write_trace(o, trace, input, step);
-  if (!o.csv_path.empty()) report::append_csv(o.csv_path, rep, {o.experiment, ex.id.empty() ? ex.name : ex.id});
   if (!o.html_path.empty()) write_file(o.html_path, report::format_html(input, step, rep));
-  fmt::print("{}", report::format_text(rep));
-  const bool oom = std::any_of(rep.memory.begin(), rep.memory.end(), [](const auto& m) { return !m.fits(); });
-  return o.strict && oom ? 1 : 0;
+  return report_step(o, ex, rep);
 }
 
 }  // namespace
@@ -137,6 +154,11 @@ void add_run_command(CLI::App& app, Action& action) {
                   "For a trace (\"workload\": {\"trace\": F}): multiply its measured compute durations, e.g. "
                   "compute=0.5 (FLOP/byte nodes are priced on the cluster's hardware either way)");
   cmd->add_flag("--strict", options->strict, "Exit 1 when a rank runs out of memory");
+  cmd->add_flag("--fast-forward,!--no-fast-forward", options->fast_forward,
+                "Fast-forward over the pipeline's steady state (the default): replay two reduced steps and "
+                "extrapolate where the repetition is checked exact (the same step time in picoseconds, figures within "
+                "rounding; results.fast_forward says whether it applied); --no-fast-forward replays every "
+                "micro-batch. Always every micro-batch with --trace, --html and trace workloads");
   cmd->add_flag("--dry-run", options->dry_run, "Print the resolved experiment as JSON and stop");
   options->memory.add_to(*cmd);
   cmd->callback([&action, options, cmd] {

@@ -22,6 +22,7 @@ struct SensitivityOptions {
   std::vector<std::string> overrides;
   std::string network;
   int threads = 0;
+  bool no_fast_forward = false;
   std::string json_path, html_path;
   MemoryLimitOption memory;
 };
@@ -32,6 +33,7 @@ int run_sensitivity_command(const SensitivityOptions& o) {
   run.overrides = o.overrides;
   if (!o.network.empty()) run.overrides.push_back("network.model=" + o.network);
   run.max_memory_bytes = o.memory.bytes();
+  run.fast_forward = !o.no_fast_forward;
   run.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   const explore::SensitivityResult result =
       explore::run_sensitivity(config::read_json_file(o.experiment), o.experiment, run);
@@ -58,6 +60,10 @@ void add_sensitivity_command(CLI::App& app, Action& action) {
   cmd->add_option("--network", o->network, network_model_help())->check(CLI::IsMember(network_model_choices()));
   cmd->add_option("--threads", o->threads, "Simulations run at once (default: all cores); the output does not depend on it")
       ->check(CLI::Range(1, 4096));
+  cmd->add_flag("--no-fast-forward", o->no_fast_forward,
+                "Replay every micro-batch of each simulation instead of fast-forwarding over the pipeline's steady "
+                "state (the default where the repetition is checked exact: the same step time in picoseconds; for "
+                "comparison)");
   cmd->add_option("--json", o->json_path, "Also write the result as JSON to this file");
   cmd->add_option("--html", o->html_path, "Also write a self-contained page (elasticities as bars, the table) to this file");
   o->memory.add_to(*cmd,

@@ -33,6 +33,7 @@ struct SweepOptions {
   std::string network;
   int threads = 0;
   bool search = false;
+  bool no_fast_forward = false;
   std::string shard;
   SweepOutputs outputs;
   MemoryLimitOption memory;
@@ -154,6 +155,7 @@ int run_sweep_command(const SweepOptions& o) {
   if (!o.network.empty()) axes.overrides.push_back("network.model=" + o.network);
 
   explore::SweepOptions run;
+  run.fast_forward = !o.no_fast_forward;
   run.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   if (!o.shard.empty()) std::tie(run.shard, run.shards) = parse_shard(o.shard);
   run.search = o.search;
@@ -235,6 +237,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
                 "Instead of the product of the lists, every valid plan of the cluster (axes given as lists keep "
                 "their lists), replaying in order of a compute lower bound and pruning exactly: the --top ranking is "
                 "the one a full sweep would print");
+  cmd->add_flag("--no-fast-forward", o->no_fast_forward,
+                "Replay every micro-batch of each plan instead of fast-forwarding over the pipeline's steady "
+                "state (the default where the repetition is checked exact: the same step time in picoseconds; for "
+                "comparison)");
   cmd->add_option("--shard", o->shard,
                   "Run only slice I of N (I/N, 0 <= I < N: every N-th plan from plan I); write it with --json and "
                   "join the slices with `trnsim merge`");

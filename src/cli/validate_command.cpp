@@ -33,6 +33,7 @@ struct ValidateOptions {
   std::string explain;
   double max_mean_error_pct = -1;   // < 0: no threshold
   double max_worst_error_pct = -1;
+  bool no_fast_forward = false;
   MemoryLimitOption memory;
 };
 
@@ -104,7 +105,7 @@ int validate(const ValidateOptions& o) {
     replay::PlanBand band;
     try {
       step = replay::simulate_step(input);
-      band = replay::plan_band(input, &step);
+      band = replay::plan_band(input, &step, !o.no_fast_forward);
     } catch (const InputError& e) {
       // A plan that does not fit the model or the cluster: say which of the files it is.
       throw InputError(fmt::format("{}: {}", ex.file, e.what()));
@@ -153,6 +154,10 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--max-worst-error", options->max_worst_error_pct,
                   "Exit 1 when the largest absolute error exceeds this many percent")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-fast-forward", options->no_fast_forward,
+                "Replay every micro-batch of the band's plans instead of fast-forwarding over the pipeline's steady "
+                "state (the default where the repetition is checked exact: the same step time in picoseconds); the "
+                "prediction itself always replays every micro-batch");
   cmd->add_option("--explain", options->explain, "Also print the band's plans and the full report of the experiment with this id");
   options->memory.add_to(*cmd);
 }

@@ -200,7 +200,7 @@ SensitivityResult run_sensitivity(const nlohmann::json& document, const std::str
   if (options.max_memory_bytes > 0)
     check_sweep_memory(sweep_memory(1, 1, false, [&](std::size_t) { return point_step_size(base, plan); }),
                        options.max_memory_bytes, what);
-  result.base = evaluate_plan(base, plan);
+  result.base = evaluate_plan(base, plan, options.fast_forward);
   require_simulated(result.base, file, "sensitivity");
 
   // Every other simulation in one pool: slot k < figures is figure k; then the grid at the base
@@ -222,7 +222,7 @@ SensitivityResult run_sensitivity(const nlohmann::json& document, const std::str
                                     [&](std::size_t k) { return point_step_size(experiment_of(k), point_of(k)); }),
                        options.max_memory_bytes, what);
   parallel_for(outcomes.size(), options.threads, options.progress, [&](std::size_t k) {
-    outcomes[k] = evaluate_plan(experiment_of(k), point_of(k));
+    outcomes[k] = evaluate_plan(experiment_of(k), point_of(k), options.fast_forward);
     if (k >= variants.size()) outcomes[k].index = (k - variants.size()) % grid.size();
   });
 

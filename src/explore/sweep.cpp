@@ -23,6 +23,7 @@
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/replay/step_size.hpp"
 #include "trnsim/sim/time.hpp"
+#include "trnsim/report/analysis/fast_forward.hpp"
 #include "trnsim/report/analysis/step_report.hpp"
 #include "trnsim/workload/memory.hpp"
 #include "trnsim/workload/plan.hpp"
@@ -151,11 +152,12 @@ std::optional<Admitted> admit(const PlanPoint& point, const config::Experiment& 
   }
 }
 
-void simulate(const Admitted& a, PlanOutcome& o, WorkerFabric* fabric = nullptr) {
+// `fast_forward`: over the pipeline's steady state where exact (report/analysis/fast_forward.hpp).
+void simulate(const Admitted& a, PlanOutcome& o, bool fast_forward, WorkerFabric* fabric = nullptr) {
   try {
-    replay::StepRun run = replay::prepare_step(a.input, a.resolved);
-    replay::replay_step(a.input, run, fabric != nullptr ? fabric->of(a) : nullptr);
-    const report::StepReport rep = report::analyze(a.input, run, {.critical_path = false});
+    const report::AnalyzeOptions analysis{.critical_path = false, .bottleneck_rank = std::nullopt};
+    const report::StepReport rep = report::simulate_and_analyze(a.input, a.resolved, fast_forward, analysis,
+                                                                fabric != nullptr ? fabric->of(a) : nullptr);
     o.status = PlanStatus::Simulated;
     o.step_time_s = rep.step_time_s;
     o.tokens_per_s = rep.tokens_per_s;
@@ -185,12 +187,12 @@ std::optional<PlanSize> step_size_of(const Admitted& a, const PlanOutcome& o) {
 }
 
 // A point checked, sized and, when it fits, simulated; `combination` and `fabric` as in simulate.
-PlanOutcome evaluate(const config::Experiment& ex, const PlanPoint& point, std::size_t combination,
+PlanOutcome evaluate(const config::Experiment& ex, const PlanPoint& point, std::size_t combination, bool fast_forward,
                      WorkerFabric* fabric) {
   PlanOutcome o;
   if (std::optional<Admitted> a = admit(point, ex, o)) {
     a->combination = combination;
-    simulate(*a, o, fabric);
+    simulate(*a, o, fast_forward, fabric);
   }
   return o;
 }
@@ -296,7 +298,7 @@ void search(std::vector<PlanOutcome>& outcomes, std::vector<std::optional<Admitt
     // held with its plan and raised only when that plan is accepted below.
     parallel_for_workers(trial.size(), options.threads, {}, [&](std::size_t i, std::size_t worker) {
       try {
-        simulate(*admitted[order[at + i]], trial[i], &fabrics[worker]);
+        simulate(*admitted[order[at + i]], trial[i], options.fast_forward, &fabrics[worker]);
       } catch (...) {
         failed[i] = std::current_exception();
       }
@@ -383,7 +385,9 @@ std::string sweep_title(const config::Experiment& ex) {
                      net::to_string(ex.network.model));
 }
 
-PlanOutcome evaluate_plan(const config::Experiment& ex, const PlanPoint& point) { return evaluate(ex, point, 0, nullptr); }
+PlanOutcome evaluate_plan(const config::Experiment& ex, const PlanPoint& point, bool fast_forward) {
+  return evaluate(ex, point, 0, fast_forward, nullptr);
+}
 
 std::optional<PlanSize> point_step_size(const config::Experiment& ex, const PlanPoint& point) {
   PlanOutcome o;
@@ -479,7 +483,7 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
     std::vector<WorkerFabric> fabrics(static_cast<std::size_t>(std::max(1, options.threads)));
     parallel_for_workers(mine.size(), options.threads, options.progress, [&](std::size_t k, std::size_t worker) {
       PlanOutcome& o = result.outcomes[k];
-      o = evaluate(combo(k).experiment, point(k), flat[mine[k]].first, &fabrics[worker]);
+      o = evaluate(combo(k).experiment, point(k), flat[mine[k]].first, options.fast_forward, &fabrics[worker]);
       o.index = mine[k];
       o.vary = combo(k).values;
     });

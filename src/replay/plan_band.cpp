@@ -1,12 +1,14 @@
 // The band of predictions the unpublished fields allow (contract and candidates in plan_band.hpp).
 #include "trnsim/replay/plan_band.hpp"
 
+#include "trnsim/replay/fast_forward.hpp"
 #include <algorithm>
 #include <array>
 
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
+#include "trnsim/replay/fast_forward.hpp"
 #include "trnsim/replay/plan_rule.hpp"
 #include "trnsim/workload/memory.hpp"
 
@@ -155,7 +157,7 @@ std::string describe(const PlanCandidate& c) {
                      trnsim::to_string(*p.recompute), *p.zero, *p.sequence_parallel ? "on" : "off");
 }
 
-PlanBand plan_band(const StepInput& input, const StepRun* prediction) {
+PlanBand plan_band(const StepInput& input, const StepRun* prediction, bool fast_forward) {
   std::vector<PlanCandidate> candidates = band_candidates(input.model, input.training, input.parallelism);
   PlanBand band;
   band.candidates = candidates.size();
@@ -183,10 +185,10 @@ PlanBand plan_band(const StepInput& input, const StepRun* prediction) {
       t = prediction->timeline.step_time.to_seconds();
       spdlog::debug("plan band: candidate {} ({}): step {:.6f} s, the prediction's", i, describe(c), t);
     } else {
-      StepRun run = prepare_step(analytic, {c.training, c.parallelism, {}});
-      replay_step(analytic, run);
-      t = run.timeline.step_time.to_seconds();
-      spdlog::debug("plan band: candidate {} ({}): step {:.6f} s, {} tasks", i, describe(c), t, run.graph.tasks.size());
+      bool fast_forwarded = false;
+      t = step_time_seconds(analytic, {c.training, c.parallelism, {}}, fast_forward, nullptr, &fast_forwarded);
+      spdlog::debug("plan band: candidate {} ({}): step {:.6f} s{}", i, describe(c), t,
+                    fast_forwarded ? ", fast-forwarded" : "");
     }
     // Strict comparisons: the earlier candidate keeps a tie.
     if (band.simulated == 0 || t < band.fastest_s) {

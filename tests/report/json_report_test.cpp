@@ -23,6 +23,7 @@ const std::vector<std::string> kDocumentedPaths = {
     "results.{step_time_s,sequences_per_s,tokens_per_s}",
     "results.{model_flops_per_step,hardware_flops_per_step,peak_flops_per_s,mfu,hfu}",
     "results.{ranks,simulated_ranks,tasks,events}",
+    "results.fast_forward",
     "breakdown.{rank,stage}",
     "breakdown.seconds.{forward,backward,recompute,optimizer,exposed_tp_comm,pipeline_send_recv,exposed_dp_comm,"
     "pipeline_bubble}",

@@ -75,6 +75,7 @@ struct SensitivityOptions {
   // --max-memory (0: no limit, --force): as SweepOptions::max_memory_bytes, checked before the
   // experiment's plan is simulated (that plan alone) and before the pool (every simulation of it).
   double max_memory_bytes = 0;
+  bool fast_forward = true;  // as SweepOptions::fast_forward
 };
 
 struct SensitivityResult {

@@ -90,6 +90,9 @@ struct SweepOptions {
   // --max-memory (0: no limit, --force): the sweep stops with an InputError before simulating when
   // its SweepMemory estimate exceeds this.
   double max_memory_bytes = 0;
+  // Fast-forward each plan over its pipeline's steady state where exact (evaluate_plan);
+  // --no-fast-forward replays every micro-batch.
+  bool fast_forward = true;
 };
 
 // The resource guard of a sweep (and of sensitivity, which runs on the same pool): what simulating
@@ -178,7 +181,9 @@ std::string sweep_title(const config::Experiment& ex);
 // pruned); the outcome's index and vary values are the caller's to fill. A plan that cannot run
 // is an outcome, not an error. Cost: a memory estimate, and a build, replay and analysis when it
 // fits.
-PlanOutcome evaluate_plan(const config::Experiment& ex, const PlanPoint& point);
+// `fast_forward`: the replay fast-forwarded over the pipeline's steady state where that is exact
+// (report/analysis/fast_forward.hpp), the same figures for less time; off: every micro-batch.
+PlanOutcome evaluate_plan(const config::Experiment& ex, const PlanPoint& point, bool fast_forward = true);
 
 // Contract: runs body(k) once for every k in [0, n) on min(threads, n) threads; `progress` (may
 // be empty) as SweepOptions::progress, from the calling thread. When body writes only slot k of

@@ -83,7 +83,9 @@ struct PlanBand {
 // candidate with its plan takes its step time instead of a replay (the replay would be the same:
 // same graph, same durations, same network model), which saves the costliest replay of a file
 // whose unknowns mostly do not fit. The result is the same with or without it.
-PlanBand plan_band(const StepInput& input, const StepRun* prediction = nullptr);
+// `fast_forward`: each candidate's replay fast-forwarded over the pipeline's steady state where
+// that is exact (replay/fast_forward.hpp: the same step time in picoseconds); off: every micro-batch.
+PlanBand plan_band(const StepInput& input, const StepRun* prediction = nullptr, bool fast_forward = true);
 
 // One line naming the plan's values of the band fields:
 // "micro_batch 2, virtual_stages 1 (1f1b), recompute none, zero 1, sequence_parallel on".

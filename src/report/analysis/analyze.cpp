@@ -11,29 +11,6 @@ namespace trnsim::report {
 
 namespace {
 
-// Compute seconds per pipeline stage over the step: the busiest simulated rank of each stage.
-std::vector<double> stage_compute(const replay::StepRun& run) {
-  const auto& ranks = run.graph.simulated_ranks;
-  std::vector<double> per_rank(ranks.size(), 0);
-  std::vector<std::int32_t> rank_stage(ranks.size(), 0);
-  std::int32_t stages = 0;
-  for (std::size_t t = 0; t < run.graph.tasks.size(); ++t) {
-    const auto& task = run.graph.tasks[t];
-    const std::size_t slot = run.graph.rank_slot(task.rank);
-    rank_stage[slot] = task.stage;
-    stages = std::max(stages, task.stage + 1);
-    if (task.kind != workload::TaskKind::Compute) continue;
-    const auto& span = run.timeline.spans[t];
-    per_rank[slot] += (span.end - span.active).to_seconds();
-  }
-  std::vector<double> out(static_cast<std::size_t>(stages), 0);
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    double& s = out[static_cast<std::size_t>(rank_stage[i])];
-    s = std::max(s, per_rank[i]);
-  }
-  return out;
-}
-
 // Seconds of `rank`'s CP exchanges (Category::CpComm, from the call's start on the network) with no
 // compute task of the rank running: what a ring block's transfer adds beyond the block's attention.
 // The exchanges share one stream, so they do not overlap each other; one pass over both sorted lists.
@@ -103,6 +80,32 @@ void hbm_bound_kernels(const replay::StepRun& run, const cost::ComputeModel& com
 
 }  // namespace
 
+std::vector<double> rank_compute_seconds(const replay::StepRun& run) {
+  std::vector<double> out(run.graph.simulated_ranks.size(), 0);
+  for (std::size_t t = 0; t < run.graph.tasks.size(); ++t) {
+    const auto& task = run.graph.tasks[t];
+    if (task.kind != workload::TaskKind::Compute) continue;
+    const auto& span = run.timeline.spans[t];
+    out[run.graph.rank_slot(task.rank)] += (span.end - span.active).to_seconds();
+  }
+  return out;
+}
+
+std::vector<double> stage_compute_seconds(const workload::StepGraph& graph, const std::vector<double>& rank_seconds) {
+  std::vector<std::int32_t> rank_stage(graph.simulated_ranks.size(), 0);
+  std::int32_t stages = 0;
+  for (const auto& task : graph.tasks) {
+    rank_stage[graph.rank_slot(task.rank)] = task.stage;
+    stages = std::max(stages, task.stage + 1);
+  }
+  std::vector<double> out(static_cast<std::size_t>(stages), 0);
+  for (std::size_t i = 0; i < rank_seconds.size(); ++i) {
+    double& s = out[static_cast<std::size_t>(rank_stage[i])];
+    s = std::max(s, rank_seconds[i]);
+  }
+  return out;
+}
+
 StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, const AnalyzeOptions& options) {
   StepReport r;
   // A trace without a model (hand-written, Chakra) has no parameters and no model FLOPs.
@@ -134,7 +137,8 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, c
     r.hfu = r.hardware_flops / (r.step_time_s * r.peak_flops);
   }
 
-  r.breakdown = step_breakdown(run.graph, run.timeline);
+  r.breakdown = options.bottleneck_rank ? rank_breakdown(run.graph, run.timeline, *options.bottleneck_rank)
+                                        : step_breakdown(run.graph, run.timeline);
   for (std::size_t t = 0; t < run.graph.tasks.size(); ++t) {
     const auto& task = run.graph.tasks[t];
     if (task.rank != r.breakdown.rank) continue;
@@ -151,7 +155,7 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, c
   }
 
   for (const auto& stage : run.memory.stages) r.memory.push_back({stage, run.rank_memory_capacity});
-  r.stage_compute_s = stage_compute(run);
+  r.stage_compute_s = stage_compute_seconds(run.graph, rank_compute_seconds(run));
   const cost::ComputeModel compute(input.cluster.instance.chip, input.cluster.instance.calibration, dtype,
                                    run.physical_cores_per_rank);
   hbm_bound_kernels(run, compute, r);

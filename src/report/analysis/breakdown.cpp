@@ -126,18 +126,27 @@ Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timelin
   return breakdown_of(graph, timeline, rank, tasks);
 }
 
-Breakdown step_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline) {
+std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const replay::Timeline& timeline) {
   const auto& ranks = graph.simulated_ranks;
   std::vector<std::vector<workload::TaskId>> by_rank(ranks.size());
   for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) by_rank[graph.rank_slot(graph.tasks[t].rank)].push_back(t);
-  Breakdown best;
-  bool first = true;
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    Breakdown b = breakdown_of(graph, timeline, ranks[i], by_rank[i]);
-    if (first || b.compute() > best.compute()) best = b;
-    first = false;
+  std::vector<Breakdown> out;
+  out.reserve(ranks.size());
+  for (std::size_t i = 0; i < ranks.size(); ++i) out.push_back(breakdown_of(graph, timeline, ranks[i], by_rank[i]));
+  return out;
+}
+
+std::size_t bottleneck_of(const std::vector<Breakdown>& breakdowns) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < breakdowns.size(); ++i) {
+    if (breakdowns[i].compute() > breakdowns[best].compute()) best = i;
   }
   return best;
+}
+
+Breakdown step_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline) {
+  const std::vector<Breakdown> all = rank_breakdowns(graph, timeline);
+  return all.empty() ? Breakdown{} : all[bottleneck_of(all)];
 }
 
 }  // namespace trnsim::report

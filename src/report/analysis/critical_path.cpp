@@ -94,6 +94,13 @@ std::string contributor_name(const StepGraph& g, const PathSegment& s) {
   return "?";
 }
 
+// Stable sort of a name-ordered list: equal seconds stay in name order.
+void rank_contributors(std::size_t top_n, std::vector<PathContributor>& top) {
+  std::stable_sort(top.begin(), top.end(),
+                   [](const PathContributor& a, const PathContributor& b) { return a.seconds > b.seconds; });
+  if (top.size() > top_n) top.resize(top_n);
+}
+
 void summarise(const StepGraph& g, std::size_t top_n, CriticalPath& path) {
   std::map<std::int32_t, RankPathTime> ranks;
   std::map<std::string, PathContributor> kinds;
@@ -114,10 +121,7 @@ void summarise(const StepGraph& g, std::size_t top_n, CriticalPath& path) {
   }
   for (const auto& [rank, r] : ranks) path.by_rank.push_back(r);
   for (auto& [name, k] : kinds) path.top.push_back(std::move(k));
-  // Stable sort of a name-ordered list: equal seconds stay in name order.
-  std::stable_sort(path.top.begin(), path.top.end(),
-                   [](const PathContributor& a, const PathContributor& b) { return a.seconds > b.seconds; });
-  if (path.top.size() > top_n) path.top.resize(top_n);
+  rank_contributors(top_n, path.top);
 }
 
 }  // namespace
@@ -196,8 +200,40 @@ CriticalPath critical_path(const StepGraph& g, const replay::Timeline& tl, std::
     cur = best;
   }
   path.segments.assign(reversed.rbegin(), reversed.rend());
+  path.segment_count = static_cast<std::int64_t>(path.segments.size());
   summarise(g, top_n, path);
   return path;
+}
+
+CriticalPath extrapolate_path(const CriticalPath& a, const CriticalPath& b, std::int64_t k, double length_s,
+                              std::size_t top_n) {
+  const auto moved = [k](double x, double y) { return x + static_cast<double>(k) * (y - x); };
+  CriticalPath out;
+  out.segment_count = a.segment_count + k * (b.segment_count - a.segment_count);
+  for (std::size_t c = 0; c < out.seconds.size(); ++c) out.seconds[c] = moved(a.seconds[c], b.seconds[c]);
+  out.length_s = length_s;
+  // A rank or contributor missing from one path counts zero there.
+  std::map<std::int32_t, std::pair<RankPathTime, RankPathTime>> ranks;
+  for (const RankPathTime& r : a.by_rank) ranks[r.rank].first = r;
+  for (const RankPathTime& r : b.by_rank) ranks[r.rank].second = r;
+  for (const auto& [rank, pair] : ranks) {
+    RankPathTime r{rank, pair.second.seconds > 0 ? pair.second.stage : pair.first.stage,
+                   moved(pair.first.seconds, pair.second.seconds)};
+    if (r.seconds > 0) out.by_rank.push_back(r);
+  }
+  std::map<std::string, std::pair<PathContributor, PathContributor>> kinds;
+  for (const PathContributor& c : a.top) kinds[c.name].first = c;
+  for (const PathContributor& c : b.top) kinds[c.name].second = c;
+  for (const auto& [name, pair] : kinds) {
+    PathContributor c;
+    c.name = name;
+    c.category = pair.second.count > 0 ? pair.second.category : pair.first.category;
+    c.seconds = moved(pair.first.seconds, pair.second.seconds);
+    c.count = pair.first.count + k * (pair.second.count - pair.first.count);
+    if (c.count > 0) out.top.push_back(std::move(c));
+  }
+  rank_contributors(top_n, out.top);
+  return out;
 }
 
 }  // namespace trnsim::report

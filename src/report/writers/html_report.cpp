@@ -121,7 +121,7 @@ std::string findings_section(const StepReport& r) {
   const CriticalPath& cp = r.critical_path;
   if (cp.length_s > 0) {
     out += "<h3>Critical path</h3>\n<p>" +
-           escape(fmt::format("{} segments, {} long (the step time); by category:", cp.segments.size(),
+           escape(fmt::format("{} segments, {} long (the step time); by category:", cp.segment_count,
                               html::human_seconds(cp.length_s))) +
            "</p>\n<table><tr><th>category</th><th>seconds</th><th>%</th></tr>\n";
     for (int i = 0; i < kPathCategoryCount; ++i) {

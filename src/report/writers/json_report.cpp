@@ -37,7 +37,7 @@ json critical_path_json(const CriticalPath& c) {
                    {"count", t.count}});
   }
   return {{"length_s", c.length_s},
-          {"segments", c.segments.size()},
+          {"segments", c.segment_count},
           {"seconds", seconds},
           {"by_rank", ranks},
           {"top", top}};
@@ -80,6 +80,7 @@ json results_json(const StepReport& r) {
       {"simulated_ranks", r.simulated_ranks},
       {"tasks", r.tasks},
       {"events", r.events},
+      {"fast_forward", r.fast_forward},
   };
 }
 

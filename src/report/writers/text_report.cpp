@@ -101,7 +101,7 @@ std::string findings_lines(const StepReport& r) {
 }
 
 std::string critical_path_section(const CriticalPath& cp) {
-  std::string out = fmt::format("critical path: {} segments, {:.4f} s (= the step time)\n", cp.segments.size(),
+  std::string out = fmt::format("critical path: {} segments, {:.4f} s (= the step time)\n", cp.segment_count,
                                 cp.length_s);
   std::vector<std::string> categories;
   for (int i = 0; i < kPathCategoryCount; ++i) {
@@ -144,9 +144,13 @@ std::string choices_section(const std::vector<std::string>& choices) {
 }
 
 std::string footer(const StepReport& r, bool wall_times) {
-  if (!wall_times) return fmt::format("simulated {} of {} ranks, {} tasks, {} events\n", r.simulated_ranks, r.ranks, r.tasks, r.events);
-  return fmt::format("simulated {} of {} ranks, {} tasks, {} events; build {:.3f} s, replay {:.3f} s wall\n",
-                     r.simulated_ranks, r.ranks, r.tasks, r.events, r.build_seconds, r.simulate_seconds);
+  // Fast-forwarded: tasks and events are the real step's, extrapolated; the wall times the two reduced replays'.
+  const std::string how = r.fast_forward ? " (fast-forwarded over the steady state)" : "";
+  if (!wall_times)
+    return fmt::format("simulated {} of {} ranks, {} tasks, {} events{}\n", r.simulated_ranks, r.ranks, r.tasks,
+                       r.events, how);
+  return fmt::format("simulated {} of {} ranks, {} tasks, {} events{}; build {:.3f} s, replay {:.3f} s wall\n",
+                     r.simulated_ranks, r.ranks, r.tasks, r.events, how, r.build_seconds, r.simulate_seconds);
 }
 
 }  // namespace

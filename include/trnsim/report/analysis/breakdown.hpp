@@ -34,6 +34,13 @@ struct Breakdown {
 // Contract: the breakdown of `rank` over [0, timeline.step_time]. Cost: O(n log n) in the rank's tasks.
 Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline, std::int32_t rank);
 
+// Contract: the breakdown of every simulated rank, indexed like graph.simulated_ranks. Cost: one
+// rank_breakdown per simulated rank.
+std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const replay::Timeline& timeline);
+
+// The index of the breakdown with the most compute time; ties go to the lowest index. 0 when empty.
+std::size_t bottleneck_of(const std::vector<Breakdown>& breakdowns);
+
 // Contract: the breakdown of the simulated rank with the most compute time (the bottleneck stage);
 // ties go to the lowest rank. Cost: one rank_breakdown per simulated rank.
 Breakdown step_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline);

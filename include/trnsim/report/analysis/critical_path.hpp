@@ -56,6 +56,8 @@ struct PathContributor {
 
 struct CriticalPath {
   std::vector<PathSegment> segments;                 // in time order
+  // segments.size(); a fast-forwarded report (fast_forward.hpp) has this count with `segments` empty.
+  std::int64_t segment_count = 0;
   std::array<double, kPathCategoryCount> seconds{};  // by PathCategory; sums to length_s
   std::vector<RankPathTime> by_rank;                 // ascending rank, ranks on the path only
   std::vector<PathContributor> top;                  // by seconds, descending (name on ties)
@@ -66,5 +68,12 @@ struct CriticalPath {
 // bounds CriticalPath::top. Deterministic. Cost: O((tasks + edges) log tasks), O(tasks) memory.
 CriticalPath critical_path(const workload::StepGraph& graph, const replay::Timeline& timeline,
                            std::size_t top_n = 10);
+
+// Contract: the path of a step M1 + k periods long from the paths of the M1 (`a`) and M2 (`b`)
+// replays (report/analysis/fast_forward.hpp), both summarised with every contributor (top_n
+// unbounded): counts and seconds per category, rank and contributor moved k times their change,
+// contributors re-ranked and cut to `top_n`, `segments` empty, length `length_s`. O(contributors log).
+CriticalPath extrapolate_path(const CriticalPath& a, const CriticalPath& b, std::int64_t k, double length_s,
+                              std::size_t top_n = 10);
 
 }  // namespace trnsim::report

@@ -4,6 +4,7 @@
 // report/analysis/ includes them.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,9 @@ struct StepReport {
   std::size_t tasks = 0;
   std::uint64_t events = 0;
   double build_seconds = 0, simulate_seconds = 0;
+  // The figures come from two reduced replays fast-forwarded over the steady state
+  // (report/analysis/fast_forward.hpp), not from a replay of every micro-batch.
+  bool fast_forward = false;
   // A replayed trace: its file, its nodes and how many kept a measured time (file "": model run).
   replay::StepRun::TraceOrigin trace;
 };
@@ -97,10 +101,19 @@ struct AnalyzeOptions {
   // Off: StepReport::critical_path stays empty (a sweep ranks plans by figures that do not use it,
   // and tracing it is a tenth of a plan's time).
   bool critical_path = true;
+  // The rank whose breakdown, engines, op classes and MoE/CP seconds are reported; unset: the
+  // simulated rank with the most compute (step_breakdown). Set by the fast-forward, which picks
+  // the bottleneck of the real step from the extrapolated breakdowns.
+  std::optional<std::int32_t> bottleneck_rank;
 };
 
 // Contract: figures from `run`; O(tasks log tasks).
 StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, const AnalyzeOptions& options = {});
+
+// Compute seconds of each simulated rank over the step (indexed like StepGraph::simulated_ranks),
+// and of each pipeline stage: its busiest simulated rank's. O(tasks).
+std::vector<double> rank_compute_seconds(const replay::StepRun& run);
+std::vector<double> stage_compute_seconds(const workload::StepGraph& graph, const std::vector<double>& rank_seconds);
 
 std::string_view engine_name(cost::Engine e);   // "tensor", "vector", "scalar", "hbm"
 std::string_view op_class_name(cost::OpClass c);  // "matmul", "attention", ...

@@ -1,0 +1,96 @@
+#pragma once
+// Fast-forward over a pipeline's steady state. With M micro-batches per pipeline, a 1F1B step
+// (interleaved or not) is warm-up, steady periods and cool-down; each period of d micro-batches
+// (d = 1, or pp for 1f1b-interleaved, whose micro-batches go in groups of pp) adds the same tasks
+// at the same offsets, so for M large the step time is affine in M. Instead of replaying all M,
+// the step is replayed with M1 (the fewest micro-batches with warm-up, two full steady periods
+// and cool-down, and enough steady ones in M2 to check, below) and M2 = M1 + d;
+// P = step(M2) - step(M1) is one period, and
+//   step(M) = step(M1) + (M - M1) / d x P, in integer picoseconds.
+// The repetition is checked, not assumed: in the M2 replay, every task of the last
+// max(2 d, pp + d) steady micro-batches on every simulated rank must have the same durations as
+// its counterpart one period later, which must start, become active and end exactly P later; and
+// the tasks outside the micro-batches (optimizer, DP buckets) must be as many in both replays.
+// Otherwise the caller falls back to the full replay. Two periods alone are not enough: a steady
+// state may repeat only every few periods (llama3.1-405b-trn2u: 1F1B over 16 stages repeats every
+// 14 micro-batches, one forward-to-forward step in 14 being 1.4 ms shorter), so the check spans
+// pp shifts at least; earlier steady micro-batches may still be settling (gpt3-175b-a100's
+// forwards take dozens of micro-batches to), which the extrapolation does not need. A cycle
+// longer than that whose irregular step falls outside the checked micro-batches would not be
+// seen: the tests compare every example and validation file with its full replay. Every additive
+// figure of the report moves by the same rule (report/analysis/fast_forward.hpp extrapolates the
+// StepReport).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "trnsim/net/fabric.hpp"
+#include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/sim/time.hpp"
+
+namespace trnsim::replay {
+
+// How a plan is fast-forwarded: replays of `reduced` and `reduced + period` micro-batches per
+// pipeline stand for `micro_batches` = reduced + periods x period.
+struct FastForwardShape {
+  std::int64_t micro_batches = 0;  // of the real plan
+  std::int64_t period = 1;         // d
+  std::int64_t reduced = 0;        // M1
+  std::int64_t periods = 0;        // (M - M1) / d
+  // Micro-batches whose every unit, on every stage, is in the steady part of its stage's order
+  // (after the warm-up forwards, before the cool-down backwards), in the M2 replay: [lo, hi).
+  std::int64_t steady_lo = 0, steady_hi = 0;
+  std::int64_t check_lo = 0;  // the checked micro-batches: [check_lo, steady_hi)
+};
+
+// Contract: the shape of `resolved` (every field set) on `input`, or nullopt with `why` set when
+// fast-forward cannot apply or saves nothing: GPipe (no steady state), fewer micro-batches than
+// two reduced replays take (M1 + M2 >= M). M1 is the fewest micro-batches (keeping M's residue
+// modulo d) with two steady periods whose M2 has max(2 d, pp + d) steady micro-batches to check.
+// O(pp x M1 x v) schedule units per candidate M1.
+std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const workload::ResolvedPlan& resolved,
+                                                   std::string* why = nullptr);
+
+// `resolved` with `micro_batches` micro-batches per pipeline (global_batch = micro_batches x dp x
+// micro_batch); every other field kept.
+workload::ResolvedPlan with_micro_batches(const workload::ResolvedPlan& resolved, std::int64_t micro_batches);
+
+// The two reduced replays and what they say of the real step.
+struct FastForwardRuns {
+  FastForwardShape shape;
+  StepRun first, second;  // M1 and M2 micro-batches
+  sim::Time period;       // P
+  sim::Time step_time;    // step(M), exact
+};
+
+// Contract: the two replays of `shape` checked as above, or nullopt when the repetition is not
+// exact (or the extrapolated step overflows the clock): the caller replays the real plan. Throws
+// what prepare_step / replay_step throw, and the real step's memory guard (step_size.hpp) first,
+// since a failed check replays it. Cost: the M2 replay, and the M1 replay only when M2's
+// steady state repeats, plus O(tasks of M2).
+std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
+                                                 const FastForwardShape& shape,
+                                                 std::shared_ptr<net::Fabric> fabric = {});
+
+// Contract: the one shift P that every task of the checked micro-batches of `second`
+// (shape.reduced + shape.period micro-batches) has against its counterpart one period later, in
+// start, active and end, or nullopt. O(tasks).
+std::optional<sim::Time> steady_period(const FastForwardShape& shape, const StepRun& second);
+
+// Contract: whether `second` repeats with period `period` (steady_period), `period` is the
+// difference of the two step times, and `second` has as many tasks outside the micro-batches as
+// `first`. O(tasks).
+bool steady_state_repeats(const FastForwardShape& shape, const StepRun& first, const StepRun& second, sim::Time period);
+
+// a + k (b - a) for figures of the M1 (a) and M2 (b) replays: the value at M1 + k periods.
+double extrapolate(double a, double b, std::int64_t k);
+std::int64_t extrapolate(std::int64_t a, std::int64_t b, std::int64_t k);
+std::uint64_t extrapolate(std::uint64_t a, std::uint64_t b, std::int64_t k);
+
+// The step time of `resolved` on `input` (seconds): fast-forwarded when the shape applies and the
+// check passes, else the full replay. `fast_forwarded`, when given, says which.
+double step_time_seconds(const StepInput& input, const workload::ResolvedPlan& resolved, bool fast_forward,
+                         std::shared_ptr<net::Fabric> fabric = {}, bool* fast_forwarded = nullptr);
+
+}  // namespace trnsim::replay

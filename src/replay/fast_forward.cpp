@@ -1,0 +1,184 @@
+// Fast-forward over the pipeline's steady state (contract in replay/fast_forward.hpp).
+#include "trnsim/replay/fast_forward.hpp"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "trnsim/replay/step_size.hpp"
+#include "trnsim/workload/pipeline_schedule.hpp"
+
+namespace trnsim::replay {
+namespace {
+
+// Micro-batches [lo, hi) whose units are all steady on every stage with `m` micro-batches; lo = hi
+// when the steady ones are not one contiguous run (then nothing is fast-forwarded).
+std::pair<std::int64_t, std::int64_t> steady_window(const workload::Plan& plan, std::int64_t m) {
+  std::vector<bool> steady(static_cast<std::size_t>(m), true);
+  for (std::int64_t stage = 0; stage < plan.pp; ++stage) {
+    const auto order = workload::stage_schedule(plan.schedule, plan.pp, stage, m, plan.virtual_stages);
+    std::size_t warmup = 0;  // the leading forwards
+    while (warmup < order.size() && order[warmup].forward) ++warmup;
+    std::size_t cooldown = order.size();  // the trailing backwards start here
+    while (cooldown > 0 && !order[cooldown - 1].forward) --cooldown;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (i < warmup || i >= cooldown) steady[static_cast<std::size_t>(order[i].micro_batch)] = false;
+    }
+  }
+  const auto first = std::find(steady.begin(), steady.end(), true);
+  const auto end = std::find(first, steady.end(), false);
+  if (std::find(end, steady.end(), true) != steady.end()) return {0, 0};
+  return {first - steady.begin(), end - steady.begin()};
+}
+
+// Same place in the schedule: same rank, stream, category, layer and work (or call description).
+bool same_task(const workload::Task& a, const workload::Task& b) {
+  return a.kind == b.kind && a.stream == b.stream && a.category == b.category && a.rank == b.rank &&
+         a.layer == b.layer && a.stage == b.stage && a.index == b.index && a.peer == b.peer && a.bytes == b.bytes;
+}
+
+std::size_t tasks_outside_micro_batches(const workload::StepGraph& graph) {
+  return static_cast<std::size_t>(
+      std::count_if(graph.tasks.begin(), graph.tasks.end(), [](const workload::Task& t) { return t.micro_batch < 0; }));
+}
+
+}  // namespace
+
+workload::ResolvedPlan with_micro_batches(const workload::ResolvedPlan& resolved, std::int64_t micro_batches) {
+  workload::ResolvedPlan out = resolved;
+  // As workload::make_plan divides it: micro-batches = global_batch / (dp x micro_batch).
+  const std::int64_t per_micro_batch = resolved.parallelism.dp * resolved.training.micro_batch.value_or(1);
+  out.training.global_batch = micro_batches * per_micro_batch;
+  return out;
+}
+
+std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const workload::ResolvedPlan& resolved,
+                                                   std::string* why) {
+  auto refuse = [&](std::string reason) -> std::optional<FastForwardShape> {
+    if (why != nullptr) *why = std::move(reason);
+    return std::nullopt;
+  };
+  const workload::Plan plan =
+      workload::make_plan(input.model, resolved.training, resolved.parallelism, input.cluster.ranks());
+  if (plan.schedule == workload::PipelineSchedule::GPipe) return refuse("gpipe has no steady state");
+  FastForwardShape s;
+  s.micro_batches = plan.micro_batches;
+  const bool interleaved = plan.schedule == workload::PipelineSchedule::Interleaved && plan.virtual_stages > 1;
+  s.period = interleaved ? plan.pp : 1;
+  // The checked micro-batches: at least two periods, and at least pp shifts (a cycle of the
+  // pipeline as deep as its stages shows within them).
+  const std::int64_t checked = std::max(2 * s.period, plan.pp + s.period);
+  // M1 keeps M's residue modulo d (interleaving needs a multiple of pp: M is one, so is M1).
+  std::int64_t m1 = s.micro_batches % s.period == 0 ? s.period : s.micro_batches % s.period;
+  for (;; m1 += s.period) {
+    if (2 * m1 + s.period >= s.micro_batches)
+      return refuse(fmt::format("{} micro-batches: two reduced replays would take as many", s.micro_batches));
+    const auto [lo, hi] = steady_window(plan, m1);
+    const auto [lo2, hi2] = steady_window(plan, m1 + s.period);
+    if (hi - lo >= 2 * s.period && hi2 - lo2 >= checked) break;
+  }
+  s.reduced = m1;
+  s.periods = (s.micro_batches - m1) / s.period;
+  std::tie(s.steady_lo, s.steady_hi) = steady_window(plan, m1 + s.period);
+  s.check_lo = s.steady_hi - checked;
+  return s;
+}
+
+std::optional<sim::Time> steady_period(const FastForwardShape& shape, const StepRun& second) {
+  const workload::StepGraph& g = second.graph;
+  const std::int64_t d = shape.period, lo = shape.check_lo, span = shape.steady_hi - lo;
+  // Tasks of the checked micro-batches per (simulated rank, micro-batch), in id order: the build
+  // emits a rank's tasks of one unit in one order, so the i-th of micro-batch j and of j + d
+  // correspond.
+  const std::size_t ranks = g.simulated_ranks.size();
+  const auto slot = [span](std::size_t rank, std::int64_t j) {
+    return rank * static_cast<std::size_t>(span) + static_cast<std::size_t>(j);
+  };
+  std::vector<std::vector<workload::TaskId>> tasks(ranks * static_cast<std::size_t>(span));
+  for (std::size_t t = 0; t < g.tasks.size(); ++t) {
+    const workload::Task& task = g.tasks[t];
+    if (task.micro_batch < lo || task.micro_batch >= shape.steady_hi) continue;
+    tasks[slot(g.rank_slot(task.rank), task.micro_batch - lo)].push_back(static_cast<workload::TaskId>(t));
+  }
+  const auto& spans = second.timeline.spans;
+  std::optional<sim::Time> period;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    for (std::int64_t j = 0; j + d < span; ++j) {
+      const auto& a = tasks[slot(r, j)];
+      const auto& b = tasks[slot(r, j + d)];
+      if (a.size() != b.size()) return std::nullopt;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!same_task(g.tasks[a[i]], g.tasks[b[i]])) return std::nullopt;
+        const Span& x = spans[a[i]];
+        const Span& y = spans[b[i]];
+        if (!period) period = y.start - x.start;
+        if (y.start - x.start != *period || y.active - x.active != *period || y.end - x.end != *period)
+          return std::nullopt;
+      }
+    }
+  }
+  if (!period || *period <= sim::Time::zero()) return std::nullopt;
+  return period;
+}
+
+bool steady_state_repeats(const FastForwardShape& shape, const StepRun& first, const StepRun& second, sim::Time period) {
+  if (tasks_outside_micro_batches(first.graph) != tasks_outside_micro_batches(second.graph)) return false;
+  if (second.timeline.step_time - first.timeline.step_time != period) return false;
+  const std::optional<sim::Time> p = steady_period(shape, second);
+  return p && *p == period;
+}
+
+std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
+                                                 const FastForwardShape& shape, std::shared_ptr<net::Fabric> fabric) {
+  // The memory guard of the real step (step_size.hpp): a failed check falls back to replaying it.
+  const workload::Plan plan =
+      workload::make_plan(input.model, resolved.training, resolved.parallelism, input.cluster.ranks());
+  check_step_size(estimate_step_size(input.cluster, input.model, plan, input.symmetric), input.max_memory_bytes);
+  if (!fabric) fabric = std::make_shared<net::Fabric>(input.cluster);
+  FastForwardRuns out;
+  out.shape = shape;
+  // M2 first: when its steady state does not repeat, M1 is not replayed at all.
+  out.second = prepare_step(input, with_micro_batches(resolved, shape.reduced + shape.period));
+  replay_step(input, out.second, fabric);
+  const std::optional<sim::Time> period = steady_period(shape, out.second);
+  if (!period) return std::nullopt;
+  out.first = prepare_step(input, with_micro_batches(resolved, shape.reduced));
+  replay_step(input, out.first, fabric);
+  out.period = *period;
+  if (!steady_state_repeats(shape, out.first, out.second, out.period)) return std::nullopt;
+  // The real step in picoseconds; past the clock's range the full replay reports it as an error.
+  sim::Time::Rep added = 0, total = 0;
+  if (__builtin_mul_overflow(out.period.picoseconds(), shape.periods, &added) ||
+      __builtin_add_overflow(out.first.timeline.step_time.picoseconds(), added, &total))
+    return std::nullopt;
+  out.step_time = sim::Time::ps(total);
+  return out;
+}
+
+double extrapolate(double a, double b, std::int64_t k) { return a + static_cast<double>(k) * (b - a); }
+std::int64_t extrapolate(std::int64_t a, std::int64_t b, std::int64_t k) { return a + k * (b - a); }
+std::uint64_t extrapolate(std::uint64_t a, std::uint64_t b, std::int64_t k) {
+  const auto diff = static_cast<std::int64_t>(b) - static_cast<std::int64_t>(a);
+  return static_cast<std::uint64_t>(static_cast<std::int64_t>(a) + k * diff);
+}
+
+double step_time_seconds(const StepInput& input, const workload::ResolvedPlan& resolved, bool fast_forward,
+                         std::shared_ptr<net::Fabric> fabric, bool* fast_forwarded) {
+  if (fast_forwarded != nullptr) *fast_forwarded = false;
+  if (fast_forward) {
+    if (const auto shape = fast_forward_shape(input, resolved)) {
+      if (const auto runs = fast_forward_runs(input, resolved, *shape, fabric)) {
+        if (fast_forwarded != nullptr) *fast_forwarded = true;
+        return runs->step_time.to_seconds();
+      }
+    }
+  }
+  StepRun run = prepare_step(input, resolved);
+  replay_step(input, run, std::move(fabric));
+  return run.timeline.step_time.to_seconds();
+}
+
+}  // namespace trnsim::replay

@@ -1,0 +1,222 @@
+// Fast-forward over the pipeline's steady state (replay/fast_forward.hpp,
+// report/analysis/fast_forward.hpp) against the full replay of every micro-batch: the same step
+// time in picoseconds, the same figures within rounding, on every example and validation file.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "trnsim/config/experiment.hpp"
+#include "trnsim/config/step_input.hpp"
+#include "trnsim/replay/fast_forward.hpp"
+#include "trnsim/replay/plan_rule.hpp"
+#include "trnsim/replay/step_simulation.hpp"
+#include "trnsim/report/analysis/fast_forward.hpp"
+#include "trnsim/report/analysis/step_report.hpp"
+
+namespace fs = std::filesystem;
+using namespace trnsim;
+
+namespace {
+
+std::vector<fs::path> json_files(const char* dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / dir)) {
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Equal within `rel` of the larger magnitude (two zeros are equal).
+bool close(double a, double b, double rel = 1e-9) {
+  return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
+}
+
+struct Compared {
+  std::string file;
+  bool fast_forwarded = false;
+};
+
+// The file's plan replayed in full and fast-forwarded: the fast-forward, where it applies, must
+// give the full replay's step time exactly and its other figures within rounding.
+Compared compare_file(const fs::path& file, const std::vector<std::string>& overrides = {}) {
+  INFO(file.string());
+  const config::Experiment ex = config::load_experiment(file.string(), overrides);
+  const replay::StepInput input = config::step_input(ex);
+  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  replay::StepRun full = replay::prepare_step(input, resolved);
+  replay::replay_step(input, full);
+  const report::StepReport want = report::analyze(input, full);
+
+  Compared out{file.filename().string(), false};
+  const auto shape = replay::fast_forward_shape(input, resolved);
+  if (!shape) return out;
+  const auto runs = replay::fast_forward_runs(input, resolved, *shape);
+  if (!runs) return out;
+  const auto got = report::extrapolate_report(input, resolved, *runs);
+  REQUIRE(got.has_value());
+  out.fast_forwarded = true;
+  CHECK(shape->reduced + shape->periods * shape->period == full.plan.micro_batches);
+  CHECK(runs->step_time.picoseconds() == full.timeline.step_time.picoseconds());
+  CHECK(got->step_time_s == want.step_time_s);
+  CHECK(got->breakdown.rank == want.breakdown.rank);
+  for (std::size_t p = 0; p < want.breakdown.seconds.size(); ++p) {
+    INFO("breakdown part " << p);
+    CHECK(close(got->breakdown.seconds[p], want.breakdown.seconds[p]));
+  }
+  // Counts are integers: exact.
+  CHECK(got->tasks == want.tasks);
+  CHECK(got->events == want.events);
+  CHECK(got->critical_path.segment_count == want.critical_path.segment_count);
+  for (std::size_t c = 0; c < want.critical_path.seconds.size(); ++c) {
+    INFO("critical path category " << c);
+    CHECK(close(got->critical_path.seconds[c], want.critical_path.seconds[c], 1e-6));
+  }
+  REQUIRE(got->critical_path.top.size() == want.critical_path.top.size());
+  for (std::size_t i = 0; i < want.critical_path.top.size(); ++i) {
+    CHECK(got->critical_path.top[i].name == want.critical_path.top[i].name);
+    CHECK(got->critical_path.top[i].count == want.critical_path.top[i].count);
+  }
+  for (std::size_t e = 0; e < want.engine_busy.size(); ++e) CHECK(close(got->engine_busy[e], want.engine_busy[e]));
+  CHECK(close(got->hardware_flops, want.hardware_flops));
+  CHECK(close(got->mfu, want.mfu));
+  REQUIRE(got->stage_compute_s.size() == want.stage_compute_s.size());
+  for (std::size_t s = 0; s < want.stage_compute_s.size(); ++s)
+    CHECK(close(got->stage_compute_s[s], want.stage_compute_s[s]));
+  REQUIRE(got->links.kinds.size() == want.links.kinds.size());
+  for (std::size_t k = 0; k < want.links.kinds.size(); ++k)
+    CHECK(close(got->links.kinds[k].bytes, want.links.kinds[k].bytes));
+  // From the real plan, not extrapolated.
+  CHECK(got->plan.micro_batches == want.plan.micro_batches);
+  REQUIRE(got->memory.size() == want.memory.size());
+  for (std::size_t s = 0; s < want.memory.size(); ++s)
+    CHECK(got->memory[s].memory.total() == want.memory[s].memory.total());
+  REQUIRE(got->findings.size() == want.findings.size());
+  for (std::size_t f = 0; f < want.findings.size(); ++f) CHECK(got->findings[f].rule == want.findings[f].rule);
+  return out;
+}
+
+std::vector<Compared> compare_dir(const char* dir) {
+  std::vector<Compared> out;
+  for (const fs::path& file : json_files(dir)) out.push_back(compare_file(file));
+  return out;
+}
+
+bool fast_forwarded(const std::vector<Compared>& results, const std::string& name) {
+  return std::any_of(results.begin(), results.end(),
+                     [&](const Compared& c) { return c.file == name && c.fast_forwarded; });
+}
+
+}  // namespace
+
+TEST_CASE("fast forward: every example gives the full replay's step time in picoseconds") {
+  const auto results = compare_dir("examples");
+  REQUIRE(results.size() >= 5);
+  // gpt3-175b-a100: 1f1b-interleaved, pp 8, 192 micro-batches per pipeline: d = 8, and a few
+  // dozen micro-batches hold warm-up, two periods and cool-down; its steady state repeats every
+  // period, so it must fast-forward, not fall back. llama3.1-405b-trn2u falls back (below).
+  CHECK(fast_forwarded(results, "gpt3-175b-a100.json"));
+  CHECK_FALSE(fast_forwarded(results, "llama3.1-405b-trn2u.json"));
+}
+
+TEST_CASE("fast forward: every validation file gives the full replay's step time in picoseconds") {
+  const auto results = compare_dir("validation");
+  REQUIRE(results.size() >= 10);
+  CHECK(std::count_if(results.begin(), results.end(), [](const Compared& c) { return c.fast_forwarded; }) > 0);
+}
+
+TEST_CASE("fast forward: every held-out validation file gives the full replay's step time in picoseconds") {
+  const auto results = compare_dir("validation-heldout");
+  REQUIRE(results.size() >= 4);
+}
+
+TEST_CASE("fast forward: on the flow network model, the same step time in picoseconds where it applies") {
+  // The flow model's contention repeats as exactly as the analytic model's times on these two
+  // (1F1B with pp 8 on trn1, and pp 1 on trn2); gpt3-175b-a100 on flow fails the check and falls
+  // back (compare_file then only replays it in full).
+  const fs::path dir = fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples";
+  CHECK(compare_file(dir / "llama2-70b-trn1.json", {"network.model=flow"}).fast_forwarded);
+  CHECK(compare_file(dir / "llama3.1-8b-trn2.json", {"network.model=flow"}).fast_forwarded);
+}
+
+TEST_CASE("fast forward: 1f1b with pp 16 replays 48 and 49 micro-batches and checks 17 of them") {
+  // Stage 0 of 1F1B with pp 16: 15 warm-up forwards, then F15 still before the first backward;
+  // the trailing backwards start at B(M - 16) (after the last forward F(M-1) comes B(M-16)).
+  // Later stages have fewer of each, so the steady micro-batches are [16, M - 16). The check
+  // needs max(2 d, pp + d) = 17 of them in M2: M2 - 32 >= 17, M2 = 49, M1 = 48 (16 >= 2 steady).
+  const config::Experiment ex = config::load_experiment((fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" /
+                                                         "llama3.1-405b-trn2u.json").string());
+  const replay::StepInput input = config::step_input(ex);
+  const auto shape = replay::fast_forward_shape(input, replay::resolve_plan(input));
+  REQUIRE(shape.has_value());
+  CHECK(shape->period == 1);
+  CHECK(shape->reduced == 48);
+  CHECK(shape->steady_lo == 16);
+  CHECK(shape->steady_hi == 49 - 16);
+  CHECK(shape->check_lo == 49 - 16 - 17);
+  CHECK(shape->periods == shape->micro_batches - 48);
+}
+
+// llama3.1-405b-trn2u's 1F1B over 16 stages repeats every 14 micro-batches, not every one: in its
+// full replay, stage 0's forwards follow each other 1.578256 s apart except one step in 14,
+// 1.576810 s (F16 -> F17, F30 -> F31, ...). Checking two periods (M2 = 35) saw 1.578256 s and
+// extrapolated 225.3763 s where the full replay gives 225.3677 s; the M2 replay checked now (49
+// micro-batches, 16..32 checked) holds the shorter steps, so the check refuses, and the report
+// is the full replay's.
+TEST_CASE("fast forward: a steady state that repeats only every 14 micro-batches falls back") {
+  const config::Experiment ex = config::load_experiment(
+      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-405b-trn2u.json").string());
+  const replay::StepInput input = config::step_input(ex);
+  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto shape = replay::fast_forward_shape(input, resolved);
+  REQUIRE(shape.has_value());
+  CHECK_FALSE(replay::fast_forward_runs(input, resolved, *shape).has_value());
+  replay::StepRun full = replay::prepare_step(input, resolved);
+  replay::replay_step(input, full);
+  const report::StepReport got = report::simulate_and_analyze(input, resolved, true);
+  CHECK_FALSE(got.fast_forward);
+  CHECK(got.step_time_s == full.timeline.step_time.to_seconds());
+}
+
+TEST_CASE("fast forward: gpipe falls back to the full replay and gives its answer") {
+  const config::Experiment ex = config::load_experiment(
+      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-8b-trn2.json").string(),
+      {"parallelism.schedule=gpipe", "parallelism.virtual_stages=1"});
+  const replay::StepInput input = config::step_input(ex);
+  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  std::string why;
+  CHECK_FALSE(replay::fast_forward_shape(input, resolved, &why).has_value());
+  CHECK(why.find("gpipe") != std::string::npos);
+  replay::StepRun full = replay::prepare_step(input, resolved);
+  replay::replay_step(input, full);
+  const report::StepReport got = report::simulate_and_analyze(input, resolved, true);
+  CHECK_FALSE(got.fast_forward);
+  CHECK(got.step_time_s == full.timeline.step_time.to_seconds());
+}
+
+TEST_CASE("fast forward: a task one picosecond off the period fails the repetition check") {
+  const config::Experiment ex = config::load_experiment(
+      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "gpt3-175b-a100.json").string());
+  const replay::StepInput input = config::step_input(ex);
+  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto shape = replay::fast_forward_shape(input, resolved);
+  REQUIRE(shape.has_value());
+  auto runs = replay::fast_forward_runs(input, resolved, *shape);
+  REQUIRE(runs.has_value());
+  CHECK(replay::steady_state_repeats(*shape, runs->first, runs->second, runs->period));
+  // A period one picosecond longer is not the replays' period.
+  CHECK_FALSE(replay::steady_state_repeats(*shape, runs->first, runs->second, runs->period + sim::Time::ps(1)));
+  // The last task of the last checked micro-batch ends one picosecond later.
+  const auto& tasks = runs->second.graph.tasks;
+  std::size_t last = tasks.size();
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    if (tasks[t].micro_batch == shape->steady_hi - 1) last = t;
+  }
+  REQUIRE(last < tasks.size());
+  runs->second.timeline.spans[last].end += sim::Time::ps(1);
+  CHECK_FALSE(replay::steady_state_repeats(*shape, runs->first, runs->second, runs->period));
+}
