@@ -67,15 +67,25 @@ void op_policy_recompute(const StepContext& c, std::int32_t layer, Steps& out) {
   const double e = c.act_bytes;
   em.kernel(norm(c, "norm1", false));
   em.enter_region();
-  em.kernel(matmul("k", OpClass::Matmul, t, d.kv_width(), d.hidden, 1, e));
+  if (d.mla) {
+    // MLA's five matmuls q_down, q_up, kv_down, kv_up, o: the two up-projections (2nd, 4th) and
+    // the latent norms feeding them are rerun; o (5th) is kept.
+    steps::mla_op_policy_recompute(c, em);
+  } else {
+    em.kernel(matmul("k", OpClass::Matmul, t, d.k_width(), d.hidden, 1, e));
+  }
   if (d.rotary) em.kernel(rotary(c, "rotary"));
-  em.kernel(matmul("attn_out", OpClass::Matmul, t, d.hidden, d.q_width(), 1, e));
-  if (!c.sequence_parallel && d.tp > 1) em.leave_region();
+  if (!d.mla) {
+    em.kernel(matmul("attn_out", OpClass::Matmul, t, d.hidden, d.o_width(), 1, e));
+    if (!c.sequence_parallel && d.tp > 1) em.leave_region();
+  }
   em.kernel(residual(c, "residual1"));
   em.kernel(norm(c, "norm2", false));
   if (d.moe_layer(layer)) return;
   em.enter_region();
-  if (d.swiglu) em.kernel(matmul("up", OpClass::Matmul, t, d.ffn, d.hidden, 1, e));
+  // The MLP's rerun matmul: the up projection (6th) after MHA's four, the gate (6th) after MLA's
+  // five; the same shape.
+  if (d.swiglu) em.kernel(matmul(d.mla ? "gate" : "up", OpClass::Matmul, t, d.ffn, d.hidden, 1, e));
   em.kernel(activation(c, false));
 }
 

@@ -57,15 +57,26 @@ double op_policy_scatter_bytes(const Plan& plan, double full) {
   return plan.sequence_parallel && plan.tp > 1 ? full / dbl(plan.tp) : 0;
 }
 
-// Its attention half: the layer input, the q and v outputs, the attention output, the
-// reduce-scatter after the output projection.
+// Its attention half: the layer input, the kept matmul outputs (q and v; under MLA the two
+// down-projections', the 1st and 3rd of its five matmuls, and the output projection's, the 5th),
+// the attention output, the reduce-scatter after the output projection.
 double op_policy_attention_bytes(const ModelSpec& model, const Plan& plan, const TrainingSpec& training) {
   const LayerDims d = layer_dims(model, plan.tp);
   const double e = activation_bytes(training.precision);
   const double t = dbl(plan.micro_batch) * dbl(plan.local_seq(training.seq_len));
   const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
-  return sigma * e * t * dbl(d.hidden) + e * t * (2 * dbl(d.q_width()) + dbl(d.kv_width())) +
-         op_policy_scatter_bytes(plan, e * t * dbl(d.hidden));
+  const double kept = d.mla ? dbl(d.q_lora + d.kv_lora + d.qk_rope + d.o_width()) + dbl(d.hidden)
+                            : dbl(d.q_width() + d.v_width() + d.o_width());
+  return sigma * e * t * dbl(d.hidden) + e * t * kept + op_policy_scatter_bytes(plan, e * t * dbl(d.hidden));
+}
+
+// Its MLP half beyond the scatter: the kept matmul outputs. After MHA's four attention matmuls the
+// gate (5th) and down (7th) outputs are kept under SwiGLU, fc1 (5th) under GELU; after MLA's five,
+// the up (7th) under SwiGLU, fc2 (7th) under GELU.
+double op_policy_mlp_bytes(const LayerDims& d, double e, double t) {
+  const double f = dbl(d.ffn), h = dbl(d.hidden);
+  if (d.mla) return e * t * (d.swiglu ? f : h);
+  return d.swiglu ? e * t * f + e * t * h : e * t * f;
 }
 
 }  // namespace
@@ -79,8 +90,8 @@ double layer_activation_bytes(const ModelSpec& model, const Plan& plan, const Tr
   const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
   if (full_recompute_interval(mode) > 0) return sigma * e * t * h;
   if (mode == Recompute::SelectiveOp) {
-    return op_policy_attention_bytes(model, plan, training) +
-           (d.swiglu ? e * t * dbl(d.ffn) + e * t * h : e * t * dbl(d.ffn)) + op_policy_scatter_bytes(plan, e * t * h);
+    return op_policy_attention_bytes(model, plan, training) + op_policy_mlp_bytes(d, e, t) +
+           op_policy_scatter_bytes(plan, e * t * h);
   }
   double bytes = sigma * (4 * e * t * h + (d.dropout ? 2 * t * h : 0));
   // Q, K, V and the attention output; under MLA also the two latents before and after their norms

@@ -35,6 +35,16 @@ void mla_projections_forward(const StepContext& c, Emitter& em) {
   em.kernel(matmul("mla_kv_up", OpClass::Matmul, t, kv_up_width(d), d.kv_lora, 1, e));
 }
 
+void mla_op_policy_recompute(const StepContext& c, Emitter& em) {
+  const auto& d = c.d;
+  const std::int64_t t = c.tokens();
+  const double e = c.act_bytes;
+  em.kernel(latent_norm(c, "mla_q_norm", d.q_lora, false));
+  em.kernel(matmul("mla_q_up", OpClass::Matmul, t, q_up_width(d), d.q_lora, 1, e));
+  em.kernel(latent_norm(c, "mla_kv_norm", d.kv_lora, false));
+  em.kernel(matmul("mla_kv_up", OpClass::Matmul, t, kv_up_width(d), d.kv_lora, 1, e));
+}
+
 void mla_projections_backward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
   const std::int64_t t = c.tokens();

@@ -26,5 +26,9 @@ namespace trnsim::workload::steps {
 void mla_projections_forward(const StepContext& c, Emitter& em);
 // Their backward, ending with the TP region's entry (enter_region_backward).
 void mla_projections_backward(const StepContext& c, Emitter& em);
+// What TorchTitan's per-operator recompute policy (Recompute::SelectiveOp) reruns of them: the
+// latent norms and the up-projections (the 2nd and 4th matmuls of the layer; the down-projections'
+// outputs, 1st and 3rd, are kept).
+void mla_op_policy_recompute(const StepContext& c, Emitter& em);
 
 }  // namespace trnsim::workload::steps

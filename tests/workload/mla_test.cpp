@@ -107,6 +107,27 @@ TEST_CASE("mla: the attention core multiplies over 192 for Q K^T and 128 for P V
   CHECK(model_flops_per_step(m, t) == Approx(3 * (2 * forward + head)));
 }
 
+TEST_CASE("mla: TorchTitan's op policy reruns the up-projections, their norms and the gate, keeps o") {
+  const ModelSpec m = small_mla();
+  TrainingSpec t = training(128, 2, 1);
+  t.attention = hw::AttentionKernel::Flash;
+  const double B = 2, s = 128, T = B * s, heads = 4, qk = 48, h = 256, f = 512;
+  const StepGraph g = build_step(m, t, parallelism(1, 1, 1, false, Recompute::SelectiveOp), plain_software());
+  double rerun = 0;
+  for (const auto& task : g.tasks) {
+    if (task.kind != TaskKind::Compute || task.layer != 1 || task.category != Category::Recompute) continue;
+    for (const auto& k : g.works[task.index].kernels) rerun += k.flops;
+  }
+  // MLA's matmuls in order q_down, q_up, kv_down, kv_up, o: the 2nd and 4th rerun, q_up 64 x 4 x 48
+  // = 12,288 and kv_up 32 x 4 x (32 + 32) = 8192 weights; then the MLP's gate (the 6th), 256 x 512
+  // = 131,072 weights (up, the 7th, kept; down, the 8th, not needed by the backward). Matmul FLOPs
+  // 2 T x weights; plus the flash kernel's rebuild of the scores, 2 B heads s^2 qk. The norms,
+  // rotary, residual and activation rerun too, as vector work (no FLOPs in Kernel::flops).
+  const double matmuls = 2 * T * (12288.0 + 8192.0 + h * f);
+  const double rebuild = 2 * B * heads * s * s * qk;
+  CHECK(rerun == Approx(matmuls + rebuild));
+}
+
 TEST_CASE("mla: a latent-attention model with grouped key/value heads, biases or learned positions is refused") {
   ModelSpec m = small_mla();
   m.kv_heads = 2;
