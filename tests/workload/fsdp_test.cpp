@@ -172,7 +172,7 @@ namespace {
 // 786,432 expert parameters; D = 2 x 263,680 + root 524,544 = 1,051,904 dense ones.
 constexpr double kMoeDense = 263680, kMoeExperts = 393216, kX = 2 * kMoeExperts, kD = 2 * kMoeDense + kRoot;
 
-ModelSpec moe_model() {
+ModelSpec expert_sharded_model() {
   ModelSpec m = model();
   m.experts = 4;
   m.experts_per_token = 2;
@@ -189,7 +189,7 @@ TEST_CASE("fsdp: with expert parallelism the experts are gathered and reduce-sca
   // the expert gathers' buffers add up to 2 x 2 X bytes and the reduce-scatters' to 2 X.
   ParallelismSpec p = fsdp(4);
   p.ep = 2;
-  const StepGraph g = build_step(moe_model(), training(256, 8, 2), p, plain_software());
+  const StepGraph g = build_step(expert_sharded_model(), training(256, 8, 2), p, plain_software());
   double expert_gathered = 0, expert_scattered = 0, dense_gathered = 0, dense_scattered = 0;
   for (const auto& t : g.tasks) {
     if (t.kind != TaskKind::Collective || t.category != Category::DpComm) continue;
@@ -222,13 +222,13 @@ TEST_CASE("fsdp: with expert parallelism memory holds dense shards over dp, expe
   p.ep = 2;
   const double shard = kD / 4 + kX / 2, u = kMoeDense + kMoeExperts;
   CHECK(shard == 656192);
-  const StageMemory m = estimate_memory(moe_model(), training(256, 8, 2), p, plain_software()).stages.at(0);
+  const StageMemory m = estimate_memory(expert_sharded_model(), training(256, 8, 2), p, plain_software()).stages.at(0);
   CHECK(m.weights == Approx((shard + kRoot + 2 * u) * 2));
   CHECK(m.gradients == Approx(shard * 4 + (u + kRoot) * 2));
   CHECK(m.optimizer == Approx(12 * shard));
   // ZeRO-2: the same gradient and optimizer shards, full weights.
   p.zero = 2;
-  const StageMemory z2 = estimate_memory(moe_model(), training(256, 8, 2), p, plain_software()).stages.at(0);
+  const StageMemory z2 = estimate_memory(expert_sharded_model(), training(256, 8, 2), p, plain_software()).stages.at(0);
   CHECK(z2.weights == Approx((kD + kX) * 2));
   CHECK(z2.gradients == Approx(shard * 4 + (u + kRoot) * 2));
   CHECK(z2.optimizer == Approx(12 * shard));
@@ -239,7 +239,7 @@ TEST_CASE("fsdp: with ep = dp the experts are not sharded and nothing of theirs 
   // move, 2 x 2 D gathered; the experts' shard is all of X.
   ParallelismSpec p = fsdp(2);
   p.ep = 2;
-  const StepGraph g = build_step(moe_model(), training(256, 4, 2), p, plain_software());
+  const StepGraph g = build_step(expert_sharded_model(), training(256, 4, 2), p, plain_software());
   double gathered = 0;
   for (const auto& t : g.tasks) {
     if (t.kind != TaskKind::Collective || t.category != Category::DpComm) continue;
@@ -248,7 +248,7 @@ TEST_CASE("fsdp: with ep = dp the experts are not sharded and nothing of theirs 
     if (c.op == CollectiveOp::AllGather) gathered += c.bytes;
   }
   CHECK(gathered == 2 * 2 * kD);
-  const StageMemory m = estimate_memory(moe_model(), training(256, 4, 2), p, plain_software()).stages.at(0);
+  const StageMemory m = estimate_memory(expert_sharded_model(), training(256, 4, 2), p, plain_software()).stages.at(0);
   CHECK(m.optimizer == Approx(12 * (kD / 2 + kX)));
 }
 
