@@ -29,7 +29,7 @@ constexpr Field<PlanDefaults> kPlanDefaultsFields[] = {
     integer<&PlanDefaults::zero>("zero", {0, 3}, "ZeRO stage (0 to 3; 3 = FSDP)"),
     value<&PlanDefaults::schedule>("schedule", "gpipe, 1f1b or 1f1b-interleaved"),
     integer<&PlanDefaults::virtual_stages>("virtual_stages", kDegree, "interleaved model chunks per rank"),
-    value<&PlanDefaults::recompute>("recompute", "none, selective, selective-op, full or full-every-2/3/4"),
+    value<&PlanDefaults::recompute>("recompute", "none, selective, selective-op, full or full-every-N (N 2 to 2^20)"),
     value<&PlanDefaults::attention>("attention", "flash or materialized"),
 };
 

@@ -106,7 +106,7 @@ class Resolver {
       } else {
         p.recompute = lightest_fitting(out, rule);
       }
-      note("/parallelism/recompute", std::string(trnsim::to_string(*p.recompute)), rule);
+      note("/parallelism/recompute", workload::recompute_text(*p.recompute), rule);
     }
     out.choices = std::move(choices_);
     return out;
