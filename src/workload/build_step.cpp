@@ -246,7 +246,7 @@ class Builder {
 
   // Prefetch depth, at most the unit's layers (SoftwareSpec::fsdp_prefetch_units).
   std::size_t prefetch(const FsdpUnit& f) const {
-    return std::min(f.layers.size(), static_cast<std::size_t>(software_.fsdp_prefetch_units));
+    return std::min(f.layers.size(), static_cast<std::size_t>(plan_.prefetch_depth(software_.fsdp_prefetch_units)));
   }
 
   // Before the segment `seg` of a unit: the gathers (and the previous layer's reduce-scatter) due

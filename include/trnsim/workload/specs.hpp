@@ -209,6 +209,10 @@ struct ParallelismSpec {
   std::optional<PipelineSchedule> schedule;
   std::optional<std::int64_t> virtual_stages;   // interleaved 1F1B model chunks per rank
   std::optional<Recompute> recompute;
+  // FSDP prefetch depth the plan rule chose when the software's fsdp_prefetch_units is "memory"
+  // (replay/plan_rule.cpp: the deepest that fits the rank's HBM). Not a configuration key: unset,
+  // the software's own number applies (Plan::prefetch_depth).
+  std::optional<std::int64_t> fsdp_prefetch;
   // Fastest-varying first: tp, dp, pp, and optionally cp and ep; "tp,dp,pp" = "tp,cp,ep,dp,pp"
   // (plan.hpp, RankLayout).
   std::string rank_order = "tp,dp,pp";
