@@ -82,7 +82,7 @@ TEST_CASE("recompute: full-every-n for any n (5 and 7 on 12 layers), derived by 
   CHECK(full_every(4) == Recompute::FullEvery4);
 }
 
-TEST_CASE("recompute: spellings of full-every-n round-trip; a bad n is rejected") {
+TEST_CASE("recompute: spellings of full-every-n round-trip, a bad n is rejected") {
   for (const std::int64_t n : {std::int64_t{2}, std::int64_t{5}, std::int64_t{7}, std::int64_t{1} << 20}) {
     const std::string text = "full-every-" + std::to_string(n);
     CHECK(recompute_text(full_every(n)) == text);
