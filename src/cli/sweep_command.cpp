@@ -221,7 +221,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
        "name it parallelism.cp)");
   cmd->add_option("--recompute", o->recompute,
                   "Activation recompute modes: none, selective, selective-op, full, full-every-N (N from 2 to 1048576; "
-                  "full-every-1 is full)")
+                  "N = 1 is full, spelled full)")
       ->delimiter(',');
   cmd->add_option("--sp", o->sequence_parallel, "Sequence parallelism: on, off")->delimiter(',');
   cmd->add_option("--vary", o->vary,
