@@ -131,10 +131,8 @@ class ProgressBar {
 int run_sweep_command(const SweepOptions& o) {
   explore::SweepAxes axes = o.axes;
   for (const std::string& r : o.recompute) {
-    const auto mode = parse_enum<workload::Recompute>(r);
-    if (!mode)
-      throw InputError(fmt::format("--recompute: expected one of {}, found \"{}\"",
-                                   fmt::join(enum_names<workload::Recompute>(), ", "), r));
+    const auto mode = workload::parse_recompute(r);
+    if (!mode) throw InputError(fmt::format("--recompute: expected {}, found \"{}\"", workload::kRecomputeExpected, r));
     axes.recompute.push_back(*mode);
   }
   for (const std::string& s : o.sequence_parallel) axes.sequence_parallel.push_back(parse_switch(s));
@@ -222,8 +220,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
        "Context-parallel degrees: a --vary axis on parallelism.cp, after the --vary axes (columns, CSV and JSON "
        "name it parallelism.cp)");
   cmd->add_option("--recompute", o->recompute,
-                  "Activation recompute modes: none, selective, selective-op, full, full-every-2, full-every-3, "
-                  "full-every-4")
+                  "Activation recompute modes: none, selective, selective-op, full, full-every-N (N from 2 to 1048576; "
+                  "N = 1 is full, spelled full)")
       ->delimiter(',');
   cmd->add_option("--sp", o->sequence_parallel, "Sequence parallelism: on, off")->delimiter(',');
   cmd->add_option("--vary", o->vary,

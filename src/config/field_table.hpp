@@ -32,6 +32,7 @@
 
 #include "json_reader.hpp"
 #include "trnsim/enum_names.hpp"
+#include "trnsim/workload/specs.hpp"
 
 namespace trnsim::config::detail {
 
@@ -189,6 +190,15 @@ T read_value(const Field<S>& f, ObjectReader& r) {
         r.integer(f.key, static_cast<std::int64_t>(f.range.min), static_cast<std::int64_t>(f.range.max)));
   } else if constexpr (std::is_same_v<T, std::string>) {
     return r.string(f.key);
+  } else if constexpr (std::is_same_v<T, workload::Recompute>) {
+    // Not a fixed table: full-every-N takes any N in its range (specs.hpp).
+    const json* v = r.raw(f.key);
+    if (v == nullptr || v->is_null())
+      r.fail_at(f.key, fmt::format("missing required field (expected {})", workload::kRecomputeExpected));
+    if (v->is_string()) {
+      if (const auto mode = workload::parse_recompute(v->get<std::string>())) return *mode;
+    }
+    r.fail_at(f.key, fmt::format("expected {}, found {}", workload::kRecomputeExpected, describe(*v)));
   } else {
     static_assert(NamedEnum<T>, "a field is a number, integer, bool, string or an enum with a table");
     return r.choice<T>(f.key);
@@ -211,6 +221,7 @@ T fallback_value(const Field<S>& f, const S& s) {
 template <class T, class S>
 json write_value(const Field<S>& f, const T& v) {
   if constexpr (std::is_same_v<T, double>) return v / f.unit;
+  else if constexpr (std::is_same_v<T, workload::Recompute>) return workload::recompute_text(v);
   else if constexpr (std::is_enum_v<T>) return trnsim::to_string(v);
   else return v;
 }

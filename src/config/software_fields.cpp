@@ -29,7 +29,7 @@ constexpr Field<PlanDefaults> kPlanDefaultsFields[] = {
     integer<&PlanDefaults::zero>("zero", {0, 3}, "ZeRO stage (0 to 3; 3 = FSDP)"),
     value<&PlanDefaults::schedule>("schedule", "gpipe, 1f1b or 1f1b-interleaved"),
     integer<&PlanDefaults::virtual_stages>("virtual_stages", kDegree, "interleaved model chunks per rank"),
-    value<&PlanDefaults::recompute>("recompute", "none, selective, selective-op, full or full-every-2/3/4"),
+    value<&PlanDefaults::recompute>("recompute", "none, selective, selective-op, full or full-every-N (N 2 to 2^20)"),
     value<&PlanDefaults::attention>("attention", "flash or materialized"),
 };
 
@@ -197,6 +197,33 @@ Field<SoftwareSpec> collectives_row() {
           }};
 }
 
+// fsdp_prefetch_units: an integer 0 .. 2^20, or "memory" (as many layers ahead as memory allows,
+// chosen by the plan rule). Absent or null: FSDP2's 1; written back only when it differs.
+Field<SoftwareSpec> fsdp_prefetch_row() {
+  return {.key = "fsdp_prefetch_units",
+          .doc = "FSDP: layers whose all-gather runs ahead of the computing one, or \"memory\" (as many as fit)",
+          // Optional with a test: left out of the resolved experiment at 1, yet --set may add it.
+          .need = Need::Optional,
+          .written = [](const SoftwareSpec& s) { return s.fsdp_prefetch_units != 1; },
+          .read = [](const Field<SoftwareSpec>&, ObjectReader& r, SoftwareSpec& s) {
+            const json* v = r.raw("fsdp_prefetch_units");
+            if (v == nullptr || v->is_null()) return;
+            if (v->is_string() && v->get<std::string>() == "memory") {
+              s.fsdp_prefetch_units = workload::kPrefetchAsMemoryAllows;
+              return;
+            }
+            if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > (1 << 20))
+              r.fail_at("fsdp_prefetch_units",
+                        "expected an integer in [0, 1048576] or \"memory\", found " + describe(*v));
+            s.fsdp_prefetch_units = v->get<std::int64_t>();
+          },
+          .write = [](const Field<SoftwareSpec>&, const SoftwareSpec& s, json& out) {
+            if (s.fsdp_prefetch_units == 1) return;
+            if (s.fsdp_prefetch_units == workload::kPrefetchAsMemoryAllows) out["fsdp_prefetch_units"] = "memory";
+            else out["fsdp_prefetch_units"] = s.fsdp_prefetch_units;
+          }};
+}
+
 const Field<SoftwareSpec> kSoftwareFields[] = {
     documentation<SoftwareSpec>(),
     source<&SoftwareSpec::source>(),
@@ -213,9 +240,7 @@ const Field<SoftwareSpec> kSoftwareFields[] = {
         .optional([](const SoftwareSpec& s) { return s.moe_pad_to_capacity; }),
     value<&SoftwareSpec::cp_attention>("cp_attention", "context parallelism's K/V exchange: ring or allgather")
         .optional([](const SoftwareSpec& s) { return s.cp_attention != workload::CpAttention::Ring; }),
-    integer<&SoftwareSpec::fsdp_prefetch_units>("fsdp_prefetch_units", {0, 1 << 20},
-                                                "FSDP: layers whose all-gather runs ahead of the computing one")
-        .optional([](const SoftwareSpec& s) { return s.fsdp_prefetch_units != 1; }),
+    fsdp_prefetch_row(),
     collectives_row(),
 };
 

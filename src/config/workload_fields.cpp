@@ -102,7 +102,7 @@ constexpr Field<ParallelismSpec> kParallelismFields[] = {
         .nullable(),
     value<&ParallelismSpec::schedule>("schedule", "gpipe, 1f1b or 1f1b-interleaved").nullable(),
     integer<&ParallelismSpec::virtual_stages>("virtual_stages", kDegree, "model chunks per rank (interleaved)").nullable(),
-    value<&ParallelismSpec::recompute>("recompute", "none, selective, selective-op, full or full-every-2/3/4")
+    value<&ParallelismSpec::recompute>("recompute", "none, selective, selective-op, full or full-every-N (N 2 to 2^20)")
         .nullable(),
     value<&ParallelismSpec::rank_order>("rank_order", "dimensions fastest first").or_default("tp,dp,pp"),
     integer<&ParallelismSpec::ep>("ep", kDegree, "expert-parallel degree, a divisor of dp (experts sharded)")

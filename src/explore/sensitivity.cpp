@@ -122,7 +122,7 @@ SweepAxes capacity_axes(const PlanOutcome& base) {
   a.tp = with_half(*base.tp);
   a.pp = with_half(*base.pp);
   a.micro_batch = {*base.micro_batch, 2 * *base.micro_batch};
-  const auto r = parse_enum<workload::Recompute>(*base.recompute);
+  const auto r = workload::parse_recompute(*base.recompute);
   a.recompute = {*r};
   if (*r == workload::Recompute::Full) a.recompute.push_back(workload::Recompute::Selective);
   // Selective (either form) and full-every-n step down to none.
@@ -134,7 +134,7 @@ SweepAxes capacity_axes(const PlanOutcome& base) {
 
 std::string describe(const SweepAxes& a) {
   std::vector<std::string> recompute;
-  for (workload::Recompute r : a.recompute) recompute.emplace_back(to_string(r));
+  for (workload::Recompute r : a.recompute) recompute.push_back(workload::recompute_text(r));
   return fmt::format("tp {{{}}} x pp {{{}}} x micro-batch {{{}}} x recompute {{{}}}; dp derived", fmt::join(a.tp, ", "),
                      fmt::join(a.pp, ", "), fmt::join(a.micro_batch, ", "), fmt::join(recompute, ", "));
 }

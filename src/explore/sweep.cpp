@@ -76,7 +76,7 @@ void record_plan(PlanOutcome& o, const workload::TrainingSpec& t, const workload
   o.virtual_stages = p.virtual_stages;
   o.zero = p.zero;
   if (p.schedule) o.schedule = std::string(to_string(*p.schedule));
-  if (p.recompute) o.recompute = std::string(to_string(*p.recompute));
+  if (p.recompute) o.recompute = workload::recompute_text(*p.recompute);
   o.sequence_parallel = p.sequence_parallel;
 }
 
@@ -360,7 +360,7 @@ nlohmann::json definition(const nlohmann::json& document, const SweepAxes& a, co
   nlohmann::json vary = nlohmann::json::array();
   for (const VaryAxis& v : a.vary) vary.push_back({{"path", v.path}, {"values", v.values}});
   std::vector<std::string> recompute, sp;
-  for (workload::Recompute r : a.recompute) recompute.emplace_back(to_string(r));
+  for (workload::Recompute r : a.recompute) recompute.push_back(workload::recompute_text(r));
   for (bool b : a.sequence_parallel) sp.emplace_back(b ? "on" : "off");
   return {{"experiment_digest", document_digest(document)},
           {"tp", a.tp},

@@ -154,7 +154,7 @@ std::string describe(const PlanCandidate& c) {
   const auto& p = c.parallelism;
   return fmt::format("micro_batch {}, virtual_stages {} ({}), recompute {}, zero {}, sequence_parallel {}",
                      *c.training.micro_batch, *p.virtual_stages, trnsim::to_string(*p.schedule),
-                     trnsim::to_string(*p.recompute), *p.zero, *p.sequence_parallel ? "on" : "off");
+                     workload::recompute_text(*p.recompute), *p.zero, *p.sequence_parallel ? "on" : "off");
 }
 
 PlanBand plan_band(const StepInput& input, const StepRun* prediction, bool fast_forward) {

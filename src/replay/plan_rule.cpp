@@ -106,7 +106,12 @@ class Resolver {
       } else {
         p.recompute = lightest_fitting(out, rule);
       }
-      note("/parallelism/recompute", std::string(trnsim::to_string(*p.recompute)), rule);
+      note("/parallelism/recompute", workload::recompute_text(*p.recompute), rule);
+    }
+    if (in_.software.fsdp_prefetch_units == workload::kPrefetchAsMemoryAllows && p.zero && *p.zero == 3 &&
+        !p.fsdp_prefetch) {
+      p.fsdp_prefetch = deepest_prefetch(out, rule);
+      note("/software/fsdp_prefetch_units", fmt::format("{}", *p.fsdp_prefetch), rule);
     }
     out.choices = std::move(choices_);
     return out;
@@ -146,6 +151,35 @@ class Resolver {
     }
     rule = "plainest plan that fits: none fits, full recomputation (see the out-of-memory finding)";
     return Recompute::Full;
+  }
+
+  // Software fsdp_prefetch_units "memory" (SimpleFSDP compiled: the compiler schedules the
+  // gathers; assumption: as many layers ahead as memory allows): the largest k in 0 .. the
+  // largest chunk's layers (a pass's gathers, beyond which more prefetch holds nothing more)
+  // whose memory estimate fits the rank's HBM; memory grows with k, so a bisection finds it.
+  std::int64_t deepest_prefetch(const workload::ResolvedPlan& plan, std::string& rule) const {
+    const double capacity = rank_memory_capacity(in_.cluster);
+    const auto& par = plan.parallelism;
+    const std::int64_t chunks = par.pp * par.virtual_stages.value_or(1);
+    const std::int64_t cap = chunks > 0 ? (in_.model.layers + chunks - 1) / chunks : 0;
+    const auto fits = [&](std::int64_t k) {
+      workload::ParallelismSpec p = par;
+      p.fsdp_prefetch = k;
+      return workload::estimate_memory(in_.model, plan.training, p, in_.software).peak().total() <= capacity;
+    };
+    if (!fits(0)) {
+      rule = fmt::format("software {}: as many layers ahead as memory allows; none fits, 0", in_.software.name);
+      return 0;
+    }
+    std::int64_t lo = 0, hi = cap;  // fits(lo); the answer is in [lo, hi]
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(mid)) lo = mid;
+      else hi = mid - 1;
+    }
+    rule = fmt::format("software {}: as many layers ahead as memory allows (at most a pass's {} layers)",
+                       in_.software.name, cap);
+    return lo;
   }
 
   const StepInput& in_;

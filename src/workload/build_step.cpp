@@ -246,7 +246,7 @@ class Builder {
 
   // Prefetch depth, at most the unit's layers (SoftwareSpec::fsdp_prefetch_units).
   std::size_t prefetch(const FsdpUnit& f) const {
-    return std::min(f.layers.size(), static_cast<std::size_t>(software_.fsdp_prefetch_units));
+    return std::min(f.layers.size(), static_cast<std::size_t>(plan_.prefetch_depth(software_.fsdp_prefetch_units)));
   }
 
   // Before the segment `seg` of a unit: the gathers (and the previous layer's reduce-scatter) due
@@ -386,6 +386,12 @@ class Builder {
     double params, experts;
   };
 
+  // One layer's MLA parameters replicated over TP: h (q_lora + kv_lora + qk_rope) of the two
+  // down-projections and q_lora + kv_lora of the latent norms' gains.
+  double mla_replicated_parameters() const {
+    return dbl(dims_.hidden) * dbl(dims_.q_lora + dims_.kv_lora + dims_.qk_rope) + dbl(dims_.q_lora + dims_.kv_lora);
+  }
+
   // A collective on the rank's DpComm stream, after `after` (kNone: nothing) and the stream's
   // previous task, on the group of `kind`.
   TaskId emit_dp_collective(RankState& st, GroupKind kind, CollectiveOp op, double bytes, TaskId after,
@@ -402,6 +408,7 @@ class Builder {
     t.call = calls_.call(kind, st.coord,
                          kind == GroupKind::Tied       ? st.tied_calls
                          : kind == GroupKind::ExpertDp ? st.expert_dp_calls
+                         : kind == GroupKind::Tp       ? st.tp_calls
                                                        : st.dp_calls);
     const TaskId id = add_task(t);
     if (after != kNone) edges_.add(after, id);
@@ -447,6 +454,23 @@ class Builder {
     if (tied_copy) {
       const double bytes = dbl(dims_.vocab) * dbl(dims_.hidden) * gb;
       emit_dp_collective(st, GroupKind::Tied, CollectiveOp::AllReduce, bytes, st.chain);
+    }
+    // Multi-head latent attention under TP (model_math.hpp): the down-projections W_dq, W_dkv
+    // and the two latent norms are replicated on every TP rank, and since the latents' input
+    // gradients come from each rank's own heads, their weight gradients are partial sums over the
+    // TP group. They are all-reduced over TP once per step, after the data-parallel reduction and
+    // before the optimizer, as Megatron-Core's finalize_model_grads all-reduces the gradients of
+    // parameters replicated over TP (layer norms under sequence parallelism, MLA's down-
+    // projections; _allreduce_layernorm_grads / _allreduce_non_tensor_model_parallel_grads):
+    // one coalesced call per stage, not one per layer and micro-batch (the gradients accumulate
+    // over the micro-batches first). Under ZeRO-2/3 each rank holds only its 1 / (dp x cp)
+    // shard of them by then, which is what it all-reduces.
+    if (dims_.mla && plan_.tp > 1) {
+      double replicated = 0;
+      for (I64 k = st.coord.pp; k < plan_.chunks(); k += plan_.pp)
+        replicated += dbl(plan_.chunk_layers(model_.layers, k)) * mla_replicated_parameters();
+      if (sharded_gradients()) replicated /= dbl(plan_.grad_dp());
+      emit_dp_collective(st, GroupKind::Tp, CollectiveOp::AllReduce, replicated * gb, st.chain);
     }
     Task opt;
     opt.category = Category::Optimizer;

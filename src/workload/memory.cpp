@@ -206,7 +206,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const TrainingSpec& train
     m.optimizer = split.dense * state / (plan.zero == 1 ? dbl(plan.grad_dp()) : 1.0);
     if (split.experts > 0) m.optimizer += split.experts * state / (plan.zero == 1 ? dbl(plan.grad_dp() / plan.ep) : 1.0);
     if (plan.zero >= 2 && plan.grad_dp() > 1) {
-      sharded_state(model, plan, d, p, precision, state, software.fsdp_prefetch_units, m);
+      sharded_state(model, plan, d, p, precision, state, plan.prefetch_depth(software.fsdp_prefetch_units), m);
     }
     const auto order = stage_schedule(plan.schedule, plan.pp, p, plan.micro_batches, plan.virtual_stages);
     m.units_in_flight = peak_units_in_flight(order);

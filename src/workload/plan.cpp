@@ -61,6 +61,7 @@ Plan make_plan(const ModelSpec& model, const TrainingSpec& training, const Paral
   p.recompute = require(par.recompute, "/parallelism/recompute");
   p.micro_batch = require(training.micro_batch, "/training/micro_batch");
   p.rank_order = par.rank_order;
+  p.fsdp_prefetch = par.fsdp_prefetch;
   p.micro_batches = training.global_batch / (p.dp * p.micro_batch);
   return p;
 }

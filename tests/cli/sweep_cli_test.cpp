@@ -71,7 +71,7 @@ TEST_CASE("cli sweep: --cp sweeps context parallelism, dp derived over tp x pp x
 
 TEST_CASE("cli sweep: --recompute takes TorchTitan's modes") {
   // tiny-trn1 (2 layers) at its own plan: one point per mode given, all simulated; the CSV's
-  // recompute column names each mode. An n the table lacks is an input error listing the modes.
+  // recompute column names each mode. An n outside 2 .. 2^20 is an input error saying what is expected.
   const fs::path csv = scratch("recompute.csv");
   const auto r = run(fmt::format("sweep '{}' --recompute none,selective-op,full-every-2,full --csv '{}'",
                                  example("tiny-trn1.json"), csv.string()));
@@ -82,10 +82,18 @@ TEST_CASE("cli sweep: --recompute takes TorchTitan's modes") {
     CHECK_THAT(table, Catch::Contains(mode));
   }
   fs::remove(csv);
-  const auto bad = run(fmt::format("sweep '{}' --recompute full-every-5", example("tiny-trn1.json")));
-  CHECK(bad.code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("--recompute: expected one of none, selective, selective-op, full, full-every-2, "
-                                      "full-every-3, full-every-4, found \"full-every-5\""));
+  // Any n from 2 to 2^20: full-every-5 on 2 layers is none in effect, yet named as given.
+  const auto five = run(fmt::format("sweep '{}' --recompute full-every-5 --csv '{}'", example("tiny-trn1.json"), csv.string()));
+  REQUIRE(five.code == 0);
+  CHECK_THAT(slurp(csv), Catch::Contains(",full-every-5,"));
+  fs::remove(csv);
+  for (const char* n : {"0", "1", "x", "2097152"}) {
+    const auto bad = run(fmt::format("sweep '{}' --recompute full-every-{}", example("tiny-trn1.json"), n));
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.err, Catch::Contains(fmt::format("--recompute: expected none, selective, selective-op, full or "
+                                                    "full-every-N with N an integer from 2 to 1048576 (N = 1 is full), "
+                                                    "found \"full-every-{}\"", n)));
+  }
 }
 
 TEST_CASE("cli sweep: bad options are input errors (exit 2)") {

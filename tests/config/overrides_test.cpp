@@ -57,7 +57,15 @@ TEST_CASE("config: an override may set the FSDP prefetch depth the resolved expe
   CHECK(ex.resolved["software"]["fsdp_prefetch_units"] == 3);
   CHECK(config::parse_experiment(test::small_experiment(), "mem.json", {}).software.fsdp_prefetch_units == 1);
   CHECK_THROWS_WITH(config::parse_experiment(test::small_experiment(), "mem.json", {"software.fsdp_prefetch_units=-1"}),
-                    Catch::Contains("/software/fsdp_prefetch_units: expected an integer in [0, 1048576], found -1"));
+                    Catch::Contains("/software/fsdp_prefetch_units: expected an integer in [0, 1048576] or \"memory\", "
+                                    "found -1"));
+  // "memory" (SimpleFSDP compiled: as many layers ahead as memory allows) round-trips by name.
+  const auto mem = config::parse_experiment(test::small_experiment(), "mem.json", {"software.fsdp_prefetch_units=memory"});
+  CHECK(mem.software.fsdp_prefetch_units == workload::kPrefetchAsMemoryAllows);
+  CHECK(mem.resolved["software"]["fsdp_prefetch_units"] == "memory");
+  CHECK_THROWS_WITH(config::parse_experiment(test::small_experiment(), "mem.json", {"software.fsdp_prefetch_units=lots"}),
+                    Catch::Contains("/software/fsdp_prefetch_units: expected an integer in [0, 1048576] or \"memory\", "
+                                    "found \"lots\""));
 }
 
 TEST_CASE("config: an override may set a MoE key the resolved experiment leaves out at its default") {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string_view>
+#include <vector>
 
 #include "test_models.hpp"
 #include "trnsim/error.hpp"
@@ -139,4 +140,42 @@ TEST_CASE("mla: a latent-attention model with grouped key/value heads, biases or
   m.learned_positions = true;
   CHECK_THROWS_WITH(check_model(m), Catch::Contains("/model/learned_positions"));
   CHECK_NOTHROW(check_model(small_mla()));
+}
+
+TEST_CASE("mla: the replicated down-projections' gradients are all-reduced over TP once per step") {
+  // DeepSeek-V3's attention on 2 layers, TP 8. Per layer the parameters every TP rank holds in
+  // full: W_dq 7168 x 1536 = 11,010,048, W_dkv 7168 x (512 + 64) = 4,128,768, the latent norms'
+  // gains 1536 + 512 = 2,048: 15,140,864. Two layers, bf16 gradients (2 bytes, the default
+  // recipe): 2 x 15,140,864 x 2 = 60,563,456 bytes, in one all-reduce over the 8 TP ranks after
+  // the last micro-batch's backward (2 micro-batches here, still one call).
+  const double per_layer = 7168.0 * 1536 + 7168.0 * (512 + 64) + 1536 + 512;
+  REQUIRE(per_layer == 15140864.0);
+  const auto step_end_tp_reductions = [](const StepGraph& g, std::int32_t rank) {
+    std::vector<double> bytes;
+    for (const auto& t : g.tasks) {
+      if (t.rank != rank || t.kind != TaskKind::Collective || t.micro_batch != -1) continue;
+      const Collective& c = g.collectives[t.index];
+      if (c.op == CollectiveOp::AllReduce && g.groups_of(c).group_size == 8) bytes.push_back(c.bytes);
+    }
+    return bytes;
+  };
+  const ModelSpec m = deepseek_attention(2);
+  const StepGraph g = build_step(m, training(64, 2, 1), parallelism(8, 1, 1, true, Recompute::Selective), SoftwareSpec{});
+  const auto one = step_end_tp_reductions(g, 0);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0] == 2 * per_layer * 2);
+  CHECK(one[0] == 60563456.0);
+  // PP 2: each stage all-reduces its own layer's, 1 x 15,140,864 x 2 bytes.
+  const StepGraph staged =
+      build_step(m, training(64, 2, 1), parallelism(8, 2, 1, true, Recompute::Selective), SoftwareSpec{});
+  REQUIRE(staged.simulated_ranks.size() >= 2);
+  for (const std::int32_t r : staged.simulated_ranks) {
+    const auto per_stage = step_end_tp_reductions(staged, r);
+    REQUIRE(per_stage.size() == 1);
+    CHECK(per_stage[0] == per_layer * 2);
+  }
+  // Under MHA nothing is replicated over TP: no such call.
+  const StepGraph mha = build_step(llama(2, 7168, 128, 128, 18432, 129280), training(64, 2, 1),
+                                   parallelism(8, 1, 1, true, Recompute::Selective), SoftwareSpec{});
+  CHECK(step_end_tp_reductions(mha, 0).empty());
 }

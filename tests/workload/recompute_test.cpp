@@ -61,6 +61,43 @@ TEST_CASE("recompute: the FLOPs each mode reruns, derived by hand") {
   CHECK(op < F);
 }
 
+TEST_CASE("recompute: full-every-n for any n (5 and 7 on 12 layers), derived by hand") {
+  // The shape above with L = 12 layers, one pipeline rank. F and A as in the test above:
+  // T = s = 256, h = q = 256, kv = 128, f = 512.
+  const double T = 256, s = 256, h = 256, q = 256, kv = 128, f = 512;
+  const double A = 2 * s * s * q;
+  const double F = 2 * T * h * (q + 2 * kv) + 2 * A + 2 * T * q * h + 2 * T * h * 2 * f + 2 * T * f * h;
+  const ModelSpec m = llama(12, 256, 2, 1, 512, 1024);
+  const auto rerun = [&](Recompute rc) {
+    return recomputed_flops(build_step(m, training(256, 1, 1), parallelism(1, 1, 1, false, rc), SoftwareSpec{}));
+  };
+  // n = 5: positions 5 and 10 of 1..12 in full (2 F), the other 10 layers rebuild only (10 A).
+  CHECK(rerun(full_every(5)) == Approx(2 * F + 10 * A));
+  // n = 7: position 7 only (1 F), 11 layers rebuild (11 A).
+  CHECK(rerun(full_every(7)) == Approx(1 * F + 11 * A));
+  // n beyond the layers: no layer in full, as none (12 A).
+  CHECK(rerun(full_every(1 << 20)) == Approx(12 * A));
+  // The named constants are the same values as full_every.
+  CHECK(full_every(2) == Recompute::FullEvery2);
+  CHECK(full_every(4) == Recompute::FullEvery4);
+}
+
+TEST_CASE("recompute: spellings of full-every-n round-trip, a bad n is rejected") {
+  for (const std::int64_t n : {std::int64_t{2}, std::int64_t{5}, std::int64_t{7}, std::int64_t{1} << 20}) {
+    const std::string text = "full-every-" + std::to_string(n);
+    CHECK(recompute_text(full_every(n)) == text);
+    REQUIRE(parse_recompute(text).has_value());
+    CHECK(*parse_recompute(text) == full_every(n));
+    CHECK(full_recompute_interval(*parse_recompute(text)) == n);
+  }
+  for (const Recompute r : {Recompute::None, Recompute::Selective, Recompute::SelectiveOp, Recompute::Full})
+    CHECK(parse_recompute(recompute_text(r)) == r);
+  // n = 1 is `full` (one spelling per mode), 0 and 2^21 are out of range, the rest not numbers.
+  for (const char* bad : {"full-every-1", "full-every-0", "full-every-2097152", "full-every-x", "full-every-",
+                          "full-every-05", "full-every--3", "full-every-+3", "full-every-99999999999", "x", ""})
+    CHECK_FALSE(parse_recompute(bad).has_value());
+}
+
 TEST_CASE("recompute: the op policy reruns a MoE layer's attention half, not its experts") {
   // The shape above with 4 experts of width 256, top-2, every layer MoE: per layer the rebuild A
   // and the k and o projections (2 T h kv + 2 T q h); no up projection, no expert GEMM, no router

@@ -33,7 +33,7 @@ inline ParallelismSpec parallelism(std::int64_t tp, std::int64_t pp, std::int64_
                                    PipelineSchedule schedule = PipelineSchedule::OneFOneB, std::int64_t v = 1,
                                    int zero = 0) {
   return ParallelismSpec{.tp = tp, .pp = pp, .dp = dp, .sequence_parallel = sp, .zero = zero, .schedule = schedule,
-                         .virtual_stages = v, .recompute = rc};
+                         .virtual_stages = v, .recompute = rc, .fsdp_prefetch = std::nullopt};
 }
 
 // A stack whose weight-gradient GEMMs accumulate into the buffer themselves (no separate

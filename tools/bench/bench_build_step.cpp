@@ -18,7 +18,7 @@ int main() {
   const TrainingSpec t{.seq_len = 4096, .global_batch = 1024, .micro_batch = 1, .attention = std::nullopt};
   const ParallelismSpec p{.tp = 32, .pp = 8, .dp = 4, .sequence_parallel = true, .zero = 0,
                           .schedule = PipelineSchedule::OneFOneB, .virtual_stages = 1,
-                          .recompute = Recompute::Selective};
+                          .recompute = Recompute::Selective, .fsdp_prefetch = std::nullopt};
   const BuildOptions o{.total_ranks = 1024, .ranks_per_instance = 32};
   for (int rep = 0; rep < 3; ++rep) {
     const auto start = std::chrono::steady_clock::now();

@@ -19,9 +19,9 @@
 //   parallel), as Megatron-Core's MLASelfAttention does; the down-projections W_dq, W_dkv and the
 //   two latent norms are replicated on every TP rank and computed there on the full tokens of the
 //   micro-batch (assumption: Megatron-Core keeps them unsplit, and DeepSeek's own code does not
-//   split them either). Their weight gradients are then partial sums over the TP ranks; the TP
-//   all-reduce that would add them is not modelled (it is one step-wide call of
-//   (h (q_lora + kv_lora + qk_rope) + q_lora + kv_lora) x gradient bytes per layer).
+//   split them either). Their weight gradients are then partial sums over the TP ranks, all-reduced
+//   over TP once per step before the optimizer, as Megatron-Core does (build_step.cpp): one call of
+//   (h (q_lora + kv_lora + qk_rope) + q_lora + kv_lora) x gradient bytes per layer of the stage.
 #include <cstdint>
 
 #include "trnsim/workload/specs.hpp"

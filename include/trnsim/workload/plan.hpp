@@ -2,6 +2,7 @@
 // The parallelism plan, resolved and validated: plain values the builder and the memory model use,
 // the rank layout (which real rank holds which TP/DP/PP coordinate), and precision byte sizes.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,14 @@ struct Plan {
   int zero = 0;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   Recompute recompute = Recompute::Selective;
+  std::optional<std::int64_t> fsdp_prefetch;  // ParallelismSpec::fsdp_prefetch
+  // FSDP prefetch depth: the plan rule's choice, else the software's fsdp_prefetch_units; an
+  // unresolved "memory" (kPrefetchAsMemoryAllows, a plan built without the rule) counts as
+  // FSDP2's 1.
+  std::int64_t prefetch_depth(std::int64_t software_units) const {
+    if (fsdp_prefetch) return *fsdp_prefetch;
+    return software_units >= 0 ? software_units : 1;
+  }
   std::string rank_order = "tp,dp,pp";
   std::int64_t ranks() const { return tp * cp * pp * dp; }
   // The ranks that hold the same parameters (one stage, one TP shard): dp x cp. Gradients are

@@ -16,6 +16,9 @@
 
 namespace trnsim::workload {
 
+// SoftwareSpec::fsdp_prefetch_units "memory": as many layers ahead as memory allows.
+inline constexpr std::int64_t kPrefetchAsMemoryAllows = -1;
+
 // Plan fields a stack fills in when an experiment leaves them null ("not published").
 // Configuration keys: kPlanDefaultsFields in src/config/software_fields.cpp.
 struct PlanDefaults {
@@ -162,7 +165,9 @@ struct SoftwareSpec {
   // (build_step.cpp, FsdpUnit): a pass issues the gathers of its first k + 1 layers when it
   // starts and layer j + k's when layer j starts; k + 1 gathered layers are held at once
   // (memory.hpp). FSDP2 in eager mode: 1, the next layer's gather issued when a layer starts.
-  // SimpleFSDP under the compiler: the compiler's schedule, expressed as a k (assumption).
+  // SimpleFSDP under the compiler: the compiler's schedule, taken as "as many layers ahead as
+  // memory allows" (assumption): kPrefetchAsMemoryAllows, JSON "memory", which the plan rule
+  // turns into the largest k that fits the rank's HBM (ParallelismSpec::fsdp_prefetch).
   std::int64_t fsdp_prefetch_units = 1;
   net::CollectivePolicy collectives;
   PrecisionRecipe precision_for(Precision p) const {

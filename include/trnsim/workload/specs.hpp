@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "trnsim/enum_names.hpp"
 #include "trnsim/hw/specs.hpp"
@@ -141,32 +142,57 @@ constexpr auto enum_table(PipelineSchedule) {
 //   software facts file says only "most matmul outputs kept, the rest recomputed", so the exact
 //   rule is an assumption until checked against that source (layer_steps.cpp, memory.hpp).
 // - Full: every layer's forward recomputed in its backward (only its input kept).
-// - FullEvery2..4: TorchTitan's selective with an integer n: every n-th layer of a pipeline rank
-//   (its layers counted from 1 in chunk order, as TorchTitan counts the blocks it wraps in one
-//   process) fully recomputed, the others keep all their activations (as none). Another n is one
-//   more row here.
-enum class Recompute : std::uint8_t { None, Selective, SelectiveOp, Full, FullEvery2, FullEvery3, FullEvery4 };
-constexpr auto enum_table(Recompute) {
-  return std::array{EnumName{Recompute::None, "none"},           EnumName{Recompute::Selective, "selective"},
-                    EnumName{Recompute::SelectiveOp, "selective-op"}, EnumName{Recompute::Full, "full"},
-                    EnumName{Recompute::FullEvery2, "full-every-2"}, EnumName{Recompute::FullEvery3, "full-every-3"},
-                    EnumName{Recompute::FullEvery4, "full-every-4"}};
+// - full-every-n (n = 2 .. 2^20): TorchTitan's selective with an integer n (its
+//   `selective_ac_option` "n", any integer): every n-th layer of a pipeline rank (its layers
+//   counted from 1 in chunk order, as TorchTitan counts the blocks it wraps in one process) fully
+//   recomputed, the others keep all their activations (as none). n = 1 is `full`.
+// The value carries n: Recompute(n + 2) is full-every-n, so the modes without an n keep their
+// small values and the per-layer test below is one comparison. The spelling is not a fixed table
+// (recompute_text / parse_recompute below), so the generic enum_names.hpp does not apply.
+enum class Recompute : std::uint32_t { None, Selective, SelectiveOp, Full, FullEvery2, FullEvery3, FullEvery4 };
+inline constexpr std::int64_t kMaxFullEvery = std::int64_t{1} << 20;
+inline constexpr std::uint32_t kFullEveryOffset = 2;  // Recompute(n + 2) is full-every-n
+// full-every-n for n in 2 .. kMaxFullEvery (the caller checks the range).
+constexpr Recompute full_every(std::int64_t n) {
+  return static_cast<Recompute>(static_cast<std::uint32_t>(n) + kFullEveryOffset);
 }
-// Every how many layers a layer is fully recomputed: 1 under Full, n under FullEvery<n>, 0 otherwise.
+// Every how many layers a layer is fully recomputed: 1 under Full, n under full-every-n, 0 otherwise.
 constexpr std::int64_t full_recompute_interval(Recompute r) {
+  const auto v = static_cast<std::uint32_t>(r);
+  if (r == Recompute::Full) return 1;
+  return v >= static_cast<std::uint32_t>(Recompute::FullEvery2) ? std::int64_t{v - kFullEveryOffset} : 0;
+}
+// What a recompute value may be, for messages ("expected ...").
+inline constexpr std::string_view kRecomputeExpected =
+    "none, selective, selective-op, full or full-every-N with N an integer from 2 to 1048576 (N = 1 is full)";
+// The canonical spelling: "none", ..., "full-every-5".
+inline std::string recompute_text(Recompute r) {
   switch (r) {
-    case Recompute::Full: return 1;
-    case Recompute::FullEvery2: return 2;
-    case Recompute::FullEvery3: return 3;
-    case Recompute::FullEvery4: return 4;
-    case Recompute::None:
-    case Recompute::Selective:
-    case Recompute::SelectiveOp: return 0;
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::SelectiveOp: return "selective-op";
+    case Recompute::Full: return "full";
+    default: return "full-every-" + std::to_string(full_recompute_interval(r));
   }
-  return 0;
+}
+// The value spelled `text` (exactly the canonical spelling: no sign, no leading zero), or empty.
+inline std::optional<Recompute> parse_recompute(std::string_view text) {
+  for (const Recompute r : {Recompute::None, Recompute::Selective, Recompute::SelectiveOp, Recompute::Full})
+    if (text == recompute_text(r)) return r;
+  constexpr std::string_view prefix = "full-every-";
+  if (text.substr(0, prefix.size()) != prefix) return std::nullopt;
+  const std::string_view digits = text.substr(prefix.size());
+  if (digits.empty() || digits.size() > 7 || digits[0] == '0') return std::nullopt;
+  std::int64_t n = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = 10 * n + (c - '0');
+  }
+  if (n < 2 || n > kMaxFullEvery) return std::nullopt;
+  return full_every(n);
 }
 // The mode one layer runs under, given its position (from 1) among its pipeline rank's layers:
-// FullEvery<n> is Full on every n-th position and None elsewhere; the other modes apply alike.
+// full-every-n is Full on every n-th position and None elsewhere; the other modes apply alike.
 constexpr Recompute layer_recompute(Recompute r, std::int64_t position) {
   const std::int64_t n = full_recompute_interval(r);
   if (n <= 1) return r;
@@ -183,6 +209,10 @@ struct ParallelismSpec {
   std::optional<PipelineSchedule> schedule;
   std::optional<std::int64_t> virtual_stages;   // interleaved 1F1B model chunks per rank
   std::optional<Recompute> recompute;
+  // FSDP prefetch depth the plan rule chose when the software's fsdp_prefetch_units is "memory"
+  // (replay/plan_rule.cpp: the deepest that fits the rank's HBM). Not a configuration key: unset,
+  // the software's own number applies (Plan::prefetch_depth).
+  std::optional<std::int64_t> fsdp_prefetch;
   // Fastest-varying first: tp, dp, pp, and optionally cp and ep; "tp,dp,pp" = "tp,cp,ep,dp,pp"
   // (plan.hpp, RankLayout).
   std::string rank_order = "tp,dp,pp";

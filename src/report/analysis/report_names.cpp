@@ -8,6 +8,6 @@ namespace trnsim::report {
 std::string_view engine_name(cost::Engine e) { return trnsim::to_string(e); }
 std::string_view op_class_name(cost::OpClass c) { return trnsim::to_string(c); }
 std::string_view schedule_name(workload::PipelineSchedule s) { return trnsim::to_string(s); }
-std::string_view recompute_name(workload::Recompute r) { return trnsim::to_string(r); }
+std::string recompute_name(workload::Recompute r) { return workload::recompute_text(r); }
 
 }  // namespace trnsim::report

@@ -119,6 +119,6 @@ std::string_view engine_name(cost::Engine e);   // "tensor", "vector", "scalar",
 std::string_view op_class_name(cost::OpClass c);  // "matmul", "attention", ...
 // Spellings of the experiment file: "gpipe", "1f1b", "1f1b-interleaved"; "none", "selective", "full".
 std::string_view schedule_name(workload::PipelineSchedule s);
-std::string_view recompute_name(workload::Recompute r);
+std::string recompute_name(workload::Recompute r);
 
 }  // namespace trnsim::report
