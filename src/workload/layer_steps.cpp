@@ -67,7 +67,7 @@ void op_policy_recompute(const StepContext& c, std::int32_t layer, Steps& out) {
   const double e = c.act_bytes;
   em.kernel(norm(c, "norm1", false));
   em.enter_region();
-  em.kernel(matmul("k", OpClass::Matmul, t, d.kv_width(), d.hidden, 1, e));
+  em.kernel(matmul("k", OpClass::Matmul, t, d.k_width(), d.hidden, 1, e));
   if (d.rotary) em.kernel(rotary(c, "rotary"));
   em.kernel(matmul("attn_out", OpClass::Matmul, t, d.hidden, d.q_width(), 1, e));
   if (!c.sequence_parallel && d.tp > 1) em.leave_region();

@@ -64,7 +64,7 @@ double op_policy_attention_bytes(const ModelSpec& model, const Plan& plan, const
   const double e = activation_bytes(training.precision);
   const double t = dbl(plan.micro_batch) * dbl(plan.local_seq(training.seq_len));
   const double sigma = plan.sequence_parallel ? 1.0 / dbl(plan.tp) : 1.0;
-  return sigma * e * t * dbl(d.hidden) + e * t * (2 * dbl(d.q_width()) + dbl(d.kv_width())) +
+  return sigma * e * t * dbl(d.hidden) + e * t * (2 * dbl(d.q_width()) + dbl(d.k_width())) +
          op_policy_scatter_bytes(plan, e * t * dbl(d.hidden));
 }
 
