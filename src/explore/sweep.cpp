@@ -12,6 +12,7 @@
 #include <optional>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include <fmt/core.h>
 
@@ -377,6 +378,18 @@ nlohmann::json definition(const nlohmann::json& document, const SweepAxes& a, co
           {"keep", s.keep}};
 }
 
+// The bounds of runs of consecutive points whose layout(k) is equal, each at most
+// max(1, n / (2 threads)) points long: [b[i], b[i + 1]) is run i; b.front() = 0, b.back() = n.
+template <class Layout>
+std::vector<std::size_t> layout_runs(std::size_t n, int threads, const Layout& layout) {
+  const std::size_t cap = std::max<std::size_t>(1, n / (2 * static_cast<std::size_t>(std::max(1, threads))));
+  std::vector<std::size_t> bounds{0};
+  for (std::size_t k = 1; k < n; ++k)
+    if (k - bounds.back() >= cap || layout(k) != layout(k - 1)) bounds.push_back(k);
+  if (n > 0) bounds.push_back(n);
+  return bounds;
+}
+
 }  // namespace
 
 std::string sweep_title(const config::Experiment& ex) {
@@ -481,11 +494,22 @@ SweepResult run_sweep(const nlohmann::json& document, const std::string& file, c
                                       [&](std::size_t k) { return point_step_size(combo(k).experiment, point(k)); }),
                          options.max_memory_bytes, what);
     std::vector<WorkerFabric> fabrics(static_cast<std::size_t>(std::max(1, options.threads)));
-    parallel_for_workers(mine.size(), options.threads, options.progress, [&](std::size_t k, std::size_t worker) {
-      PlanOutcome& o = result.outcomes[k];
-      o = evaluate(combo(k).experiment, point(k), flat[mine[k]].first, options.fast_forward, &fabrics[worker]);
-      o.index = mine[k];
-      o.vary = combo(k).values;
+    // A worker takes a run of neighbouring points with the same rank layout, so that they share its
+    // fabric's group terms (net/fabric.hpp); runs are capped so that every thread still gets work.
+    const std::vector<std::size_t> runs = layout_runs(
+        mine.size(), options.threads, [&](std::size_t k) { return std::tuple{flat[mine[k]].first, point(k).parallelism.tp,
+                                                                             point(k).parallelism.pp, point(k).dp}; });
+    std::atomic<std::size_t> done{0};
+    std::function<void(std::size_t, std::size_t)> progress;
+    if (options.progress) progress = [&](std::size_t, std::size_t) { options.progress(done.load(), mine.size()); };
+    parallel_for_workers(runs.size() - 1, options.threads, progress, [&](std::size_t run, std::size_t worker) {
+      for (std::size_t k = runs[run]; k < runs[run + 1]; ++k) {
+        PlanOutcome& o = result.outcomes[k];
+        o = evaluate(combo(k).experiment, point(k), flat[mine[k]].first, options.fast_forward, &fabrics[worker]);
+        o.index = mine[k];
+        o.vary = combo(k).values;
+        ++done;
+      }
     });
     return result;
   }

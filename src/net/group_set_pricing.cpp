@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <memory>
+#include <span>
 
 #include <fmt/core.h>
 
 #include "trnsim/error.hpp"
+#include "trnsim/net/fabric.hpp"
 
 namespace trnsim::net {
 namespace {
@@ -37,13 +40,31 @@ std::vector<double> group_shape_key(const Collective& group, const Schedule& s, 
   return key;
 }
 
+// FNV-1a over a group's op, algorithm and ranks: GroupTerms::plan_index's key.
+std::uint64_t group_hash(CollectiveOp op, Algorithm a, std::span<const int> ranks) {
+  std::uint64_t h = 1469598103934665603ULL;
+  const auto mix = [&h](std::uint64_t w) {
+    h ^= w;
+    h *= 1099511628211ULL;
+  };
+  mix(static_cast<std::uint64_t>(op));
+  mix(static_cast<std::uint64_t>(a));
+  for (const int r : ranks) mix(static_cast<std::uint32_t>(r));
+  return h;
+}
+
+GroupTerms& terms_of(Fabric& fabric) {
+  if (!fabric.group_terms) fabric.group_terms = std::make_unique<GroupTerms>();
+  return *fabric.group_terms;
+}
+
 }  // namespace
 
-std::size_t GroupSetPricing::SizedKeyHash::operator()(const SizedKey& k) const {
+std::size_t GroupTerms::SizedKeyHash::operator()(const SizedKey& k) const {
   return static_cast<std::size_t>((static_cast<std::uint64_t>(k.shape) * 1099511628211ULL) ^ k.bytes);
 }
 
-GroupSetPricing::GroupSetPricing(NetworkContext& context) : context_(context) {
+GroupSetPricing::GroupSetPricing(NetworkContext& context) : context_(context), shared_(terms_of(*context.fabric)) {
   const auto links = static_cast<std::size_t>(context.topology.link_count());
   group_tally_.bytes.assign(links, 0.0);
   set_tally_.bytes.assign(links, 0.0);
@@ -62,12 +83,12 @@ AnalyticResult GroupSetPricing::price(const Collective& c, ReplicaSetId set) {
   for (std::size_t g = 0; g < groups.count(); ++g) {
     const Collective group = group_call(c, set, g);
     const Algorithm a = context_.closed_form.choose(group);
-    const GroupPlan& plan = plans_[plan_of(group, a, set, g)];
-    const Sized& size = sized(plan.shape, c, a);
+    const GroupTerms::GroupPlan& plan = shared_.plans[plan_of(group, a, set, g)];
+    const GroupTerms::Sized& size = sized(plan.shape, c, a);
     all.time = std::max(all.time, size.time);
     // The group's link bytes summed on their own first, as AnalyticModel::result credits them.
     for (std::uint32_t i = 0; i < plan.count; ++i) {
-      const TransferTerms& t = terms_[plan.first + i];
+      const TransferTerms& t = shared_.terms[plan.first + i];
       const double b = size.bytes[i];
       for (LinkId l : router.links(t.route)) group_tally_.add(l, b);
       if (t.reduce_link >= 0) group_tally_.add(t.reduce_link, b);
@@ -84,48 +105,60 @@ std::uint32_t GroupSetPricing::plan_of(const Collective& group, Algorithm a, Rep
   std::vector<std::uint32_t>& per_group = plan_index_[key];
   if (per_group.empty()) per_group.assign(context_.group_sets[set].count(), 0);
   if (per_group[g] != 0) return per_group[g] - 1;
+  // The same ranks, op and algorithm scheduled before on this fabric (by this plan or an earlier one).
+  std::vector<std::uint32_t>& alike = shared_.plan_index[group_hash(group.op, a, group.ranks)];
+  for (const std::uint32_t p : alike) {
+    const GroupTerms::GroupPlan& known = shared_.plans[p];
+    if (known.op == group.op && known.algorithm == a && known.ranks == group.ranks) {
+      per_group[g] = p + 1;
+      return p;
+    }
+  }
   const Schedule s = make_schedule(group, a, context_.topology.cluster(), context_.topology.devices());
-  GroupPlan plan;
-  plan.first = static_cast<std::uint32_t>(terms_.size());
-  for (const Phase& p : s.phases) context_.closed_form.phase_terms(p, terms_);
-  plan.count = static_cast<std::uint32_t>(terms_.size()) - plan.first;
-  const auto id = static_cast<std::uint32_t>(plans_.size());
-  plan.shape = shape_of(group_shape_key(group, s, {terms_.data() + plan.first, plan.count}), set, g, id);
-  plans_.push_back(plan);
+  GroupTerms::GroupPlan plan;
+  plan.op = group.op;
+  plan.algorithm = a;
+  plan.ranks = group.ranks;
+  plan.first = static_cast<std::uint32_t>(shared_.terms.size());
+  for (const Phase& p : s.phases) context_.closed_form.phase_terms(p, shared_.terms);
+  plan.count = static_cast<std::uint32_t>(shared_.terms.size()) - plan.first;
+  const auto id = static_cast<std::uint32_t>(shared_.plans.size());
+  plan.shape = shape_of(group_shape_key(group, s, {shared_.terms.data() + plan.first, plan.count}), id);
+  shared_.plans.push_back(std::move(plan));
+  alike.push_back(id);
   per_group[g] = id + 1;
   return id;
 }
 
-std::uint32_t GroupSetPricing::shape_of(std::vector<double> key, ReplicaSetId set, std::size_t g, std::uint32_t plan) {
-  std::vector<std::uint32_t>& alike = shape_index_[fnv(key)];
+std::uint32_t GroupSetPricing::shape_of(std::vector<double> key, std::uint32_t plan) {
+  std::vector<std::uint32_t>& alike = shared_.shape_index[fnv(key)];
   for (const std::uint32_t s : alike) {
     // Compared as bits: a NaN-free key, and -0.0 never arises in rates, latencies or sizes.
-    if (shapes_[s].key.size() == key.size() &&
-        std::memcmp(shapes_[s].key.data(), key.data(), key.size() * sizeof(double)) == 0)
+    if (shared_.shapes[s].key.size() == key.size() &&
+        std::memcmp(shared_.shapes[s].key.data(), key.data(), key.size() * sizeof(double)) == 0)
       return s;
   }
-  const auto id = static_cast<std::uint32_t>(shapes_.size());
-  shapes_.push_back({std::move(key), set, static_cast<std::uint32_t>(g), plan});
+  const auto id = static_cast<std::uint32_t>(shared_.shapes.size());
+  shared_.shapes.push_back({std::move(key), plan});
   alike.push_back(id);
   return id;
 }
 
-const GroupSetPricing::Sized& GroupSetPricing::sized(std::uint32_t shape, const Collective& c, Algorithm a) {
-  const SizedKey key{shape, std::bit_cast<std::uint64_t>(c.bytes)};
-  if (const auto it = sized_index_.find(key); it != sized_index_.end()) return sized_[it->second];
-  const Shape& sh = shapes_[shape];
-  const Collective first = group_call(c, sh.set, sh.group);
+const GroupTerms::Sized& GroupSetPricing::sized(std::uint32_t shape, const Collective& c, Algorithm a) {
+  const GroupTerms::SizedKey key{shape, std::bit_cast<std::uint64_t>(c.bytes)};
+  if (const auto it = shared_.sized_index.find(key); it != shared_.sized_index.end()) return shared_.sized[it->second];
+  const GroupTerms::GroupPlan& plan = shared_.plans[shared_.shapes[shape].plan];
+  const Collective first{c.op, plan.ranks, c.bytes, c.algorithm};
   const Schedule s = make_schedule(first, a, context_.topology.cluster(), context_.topology.devices());
   // The shape's first group at this size: the closed form's estimate(s), step by step from the
   // terms kept for it (the same arithmetic), and each transfer's bytes over its steps.
-  const GroupPlan& plan = plans_[sh.plan];
-  Sized out;
+  GroupTerms::Sized out;
   out.time = sim::Time::seconds(context_.topology.cluster().instance.calibration.collective_launch_s);
   out.bytes.reserve(plan.count);
   std::uint32_t at = plan.first;
   for (const Phase& p : s.phases) {
     if (at + p.transfers.size() > plan.first + plan.count) break;
-    const sim::Time step = context_.closed_form.step_time(p, {terms_.data() + at, p.transfers.size()});
+    const sim::Time step = context_.closed_form.step_time(p, {shared_.terms.data() + at, p.transfers.size()});
     out.time += sim::Time::ps(step.picoseconds() * p.repeats);
     for (const Transfer& t : p.transfers) out.bytes.push_back(t.bytes * p.repeats);
     at += static_cast<std::uint32_t>(p.transfers.size());
@@ -135,9 +168,9 @@ const GroupSetPricing::Sized& GroupSetPricing::sized(std::uint32_t shape, const 
                                     "was first scheduled at",
                                     to_string(c.op), first.ranks.size(), out.bytes.size(), c.bytes, plan.count));
   }
-  sized_index_.emplace(key, static_cast<std::uint32_t>(sized_.size()));
-  sized_.push_back(std::move(out));
-  return sized_.back();
+  shared_.sized_index.emplace(key, static_cast<std::uint32_t>(shared_.sized.size()));
+  shared_.sized.push_back(std::move(out));
+  return shared_.sized.back();
 }
 
 }  // namespace trnsim::net

@@ -5,11 +5,16 @@
 //
 // A group's schedule under one algorithm has the same transfers at every size, only their bytes
 // change; its routes and the bandwidth shares its steps leave each transfer (TransferTerms) are
-// computed once per (set, group, op, algorithm). Groups whose schedules have the same shape (the
+// computed once per (group's ranks, op, algorithm). Groups whose schedules have the same shape (the
 // same steps, and per transfer the same terms and bytes) take the same time at every size, so the
 // time of a size is computed once per shape, on the shape's first group. The premise: an
 // algorithm's transfer sizes depend only on the call's size and the schedule's shape (ranks per
 // ring, instance, row), so equal shapes at one size are equal at every size.
+//
+// These terms, shapes and sizes depend only on the fabric (topology, routes, calibration) and the
+// group's ranks, so they live in the fabric (GroupTerms) and the plans of a sweep that share it
+// share them: a plan whose groups are the same ranks as an earlier plan's (another micro-batch or
+// recompute mode) neither schedules nor routes them again.
 //
 // The result is what one closed form and link tally per group give (AnalyticModel::result), to
 // the picosecond and, link by link, in the same order of additions.
@@ -24,46 +29,24 @@
 
 namespace trnsim::net {
 
-class GroupSetPricing {
- public:
-  explicit GroupSetPricing(NetworkContext& context);
-
-  // Contract: `c` on every group of `set` (c.ranks unused). The first call of a (set, group, op,
-  // algorithm) schedules and routes that group; later calls cost, per group, the algorithm's
-  // choice and a pass over its transfers' links, plus one schedule and closed form per distinct
-  // (shape, size). Throws what make_schedule throws (a group the algorithm cannot run).
-  AnalyticResult price(const Collective& c, ReplicaSetId set);
-
- private:
+// A fabric's group schedules (Fabric::group_terms), shared by the GroupSetPricing of every plan on it.
+struct GroupTerms {
   struct GroupPlan {
-    std::uint32_t shape = 0;  // into shapes_
-    std::uint32_t first = 0;  // its transfers' terms: terms_[first, first + count), schedule order
+    CollectiveOp op{};
+    Algorithm algorithm{};
+    std::vector<int> ranks;   // the group's, in its order
+    std::uint32_t shape = 0;  // into shapes
+    std::uint32_t first = 0;  // its transfers' terms: terms[first, first + count), schedule order
     std::uint32_t count = 0;
   };
   struct Shape {
     std::vector<double> key;  // what equality of shapes compares (group_shape_key)
-    ReplicaSetId set = 0;     // its first group, which prices it at each size
-    std::uint32_t group = 0;
-    std::uint32_t plan = 0;
+    std::uint32_t plan = 0;   // its first group's, which prices it at each size
   };
   struct Sized {              // a shape at one size
     sim::Time time;
     std::vector<double> bytes;  // per transfer, schedule order: its bytes x its step's repeats
   };
-
-  Collective group_call(const Collective& c, ReplicaSetId set, std::size_t g) const;
-  std::uint32_t plan_of(const Collective& group, Algorithm a, ReplicaSetId set, std::size_t g);
-  std::uint32_t shape_of(std::vector<double> key, ReplicaSetId set, std::size_t g, std::uint32_t plan);
-  const Sized& sized(std::uint32_t shape, const Collective& c, Algorithm a);
-
-  NetworkContext& context_;
-  std::vector<TransferTerms> terms_;  // every plan's transfers
-  std::vector<GroupPlan> plans_;
-  // (set, op, algorithm) -> per group of the set: its plan + 1 (0: none yet)
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> plan_index_;
-  std::vector<Shape> shapes_;
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> shape_index_;  // key hash -> shapes
-  std::vector<Sized> sized_;
   struct SizedKey {
     std::uint32_t shape;
     std::uint64_t bytes;  // the size's bits
@@ -72,7 +55,38 @@ class GroupSetPricing {
   struct SizedKeyHash {
     std::size_t operator()(const SizedKey& k) const;
   };
-  std::unordered_map<SizedKey, std::uint32_t, SizedKeyHash> sized_index_;
+
+  std::vector<TransferTerms> terms;  // every plan's transfers
+  std::vector<GroupPlan> plans;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> plan_index;   // (op, algorithm, ranks) hash -> plans
+  std::vector<Shape> shapes;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> shape_index;  // key hash -> shapes
+  std::vector<Sized> sized;
+  std::unordered_map<SizedKey, std::uint32_t, SizedKeyHash> sized_index;
+};
+
+class GroupSetPricing {
+ public:
+  // Contract: uses (creating it when absent) the group terms of the context's fabric.
+  explicit GroupSetPricing(NetworkContext& context);
+
+  // Contract: `c` on every group of `set` (c.ranks unused). The first call of a (group's ranks, op,
+  // algorithm) on the fabric schedules and routes that group; later calls cost, per group, the
+  // algorithm's choice and a pass over its transfers' links, plus one schedule and closed form per
+  // distinct (shape, size) on the fabric. Throws what make_schedule throws (a group the algorithm
+  // cannot run).
+  AnalyticResult price(const Collective& c, ReplicaSetId set);
+
+ private:
+  Collective group_call(const Collective& c, ReplicaSetId set, std::size_t g) const;
+  std::uint32_t plan_of(const Collective& group, Algorithm a, ReplicaSetId set, std::size_t g);
+  std::uint32_t shape_of(std::vector<double> key, std::uint32_t plan);
+  const GroupTerms::Sized& sized(std::uint32_t shape, const Collective& c, Algorithm a);
+
+  NetworkContext& context_;
+  GroupTerms& shared_;
+  // (set, op, algorithm) -> per group of the set: its plan in shared_ + 1 (0: none yet)
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> plan_index_;
   LinkTally group_tally_, set_tally_;
 };
 

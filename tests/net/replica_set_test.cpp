@@ -2,11 +2,13 @@
 // model collapses it (analytic), with the completion time and link traffic of one call per group.
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "test_clusters.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/net/fabric.hpp"
 #include "trnsim/net/network.hpp"
 
 using namespace trnsim;
@@ -139,4 +141,57 @@ TEST_CASE("network: the flow model leaves replica sets to one call per group") {
   CHECK_THROWS_AS(net.start_group_set(net::Collective{CollectiveOp::AllReduce, {}, 1e6, Algorithm::Ring}, set, [] {}),
                   InternalError);
   CHECK_THROWS_AS(net.add_group_set(ranks, 3), InputError);
+}
+
+TEST_CASE("network: networks sharing a fabric price group sets as each on its own fabric would") {
+  // A sweep's worker reuses one fabric, and with it the group terms an earlier plan computed
+  // (net/fabric.hpp). A second network on that fabric, whose set lists the same groups under
+  // another id and order, at another size, must get what a network with a fresh fabric gets.
+  const auto c = ring_cluster(2);
+  const double s = 8e6;
+  const auto fabric = std::make_shared<net::Fabric>(c);
+  const net::Collective call{CollectiveOp::AllReduce, {}, s, Algorithm::Ring};
+  {
+    sim::Engine engine;
+    net::Network first(fabric, NetworkModelKind::Analytic, engine);
+    const std::vector<std::int32_t> ranks{0, 1, 2, 3, 4, 5, 8, 9};
+    sim::Time done;
+    first.start_group_set(call, first.add_group_set(ranks, 4), [&] { done = engine.now(); });
+    engine.run();
+    CHECK(done == last_of_groups(c, {{0, 1, 2, 3}, {4, 5, 8, 9}}, s));
+  }
+  // Runs the second plan's calls on `net`: a set of one group alone at 2 S, then the two groups
+  // of the first plan in the other order at 2 S; returns both completion times.
+  auto second_plan = [&](net::Network& net, sim::Engine& engine) {
+    const std::vector<std::int32_t> alone{0, 1, 2, 3};
+    const std::vector<std::int32_t> swapped{4, 5, 8, 9, 0, 1, 2, 3};
+    const net::ReplicaSetId a = net.add_group_set(alone, 4);
+    const net::ReplicaSetId b = net.add_group_set(swapped, 4);
+    net::Collective twice = call;
+    twice.bytes = 2 * s;
+    std::pair<sim::Time, sim::Time> done;
+    net.start_group_set(twice, a, [&] { done.first = engine.now(); });
+    engine.run();
+    net.start_group_set(twice, b, [&] { done.second = engine.now(); });
+    engine.run();
+    return done;
+  };
+  sim::Engine shared_engine, own_engine;
+  net::Network shared(fabric, NetworkModelKind::Analytic, shared_engine);
+  net::Network own(c, NetworkModelKind::Analytic, own_engine);
+  const auto [shared_alone, shared_both] = second_plan(shared, shared_engine);
+  const auto [own_alone, own_both] = second_plan(own, own_engine);
+  // One group at 2 S: 6 steps of M + 1 us + max(S, 2 S / 4 / 100 GB/s = 40 us) = 43 us, + L = 268 us.
+  CHECK(own_alone == sim::Time::us(268));
+  CHECK(shared_alone == own_alone);
+  CHECK(shared_both - shared_alone == own_both - own_alone);
+  CHECK(own_both - own_alone == last_of_groups(c, {{4, 5, 8, 9}, {0, 1, 2, 3}}, 2 * s));
+  // Link by link, the same bytes (in the same order of additions: equal, not approximately).
+  const auto shared_links = shared.link_usage();
+  const auto own_links = own.link_usage();
+  REQUIRE(shared_links.size() == own_links.size());
+  for (std::size_t i = 0; i < own_links.size(); ++i) {
+    CHECK(shared_links[i].id == own_links[i].id);
+    CHECK(shared_links[i].bytes == own_links[i].bytes);
+  }
 }
