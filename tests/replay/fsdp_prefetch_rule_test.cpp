@@ -40,7 +40,7 @@ double peak(const replay::StepInput& in, const workload::ResolvedPlan& r, std::i
 }
 
 // Sets the chip's HBM so that one rank may use `bytes`.
-void set_rank_capacity(replay::StepInput& in, double bytes) {
+void give_each_rank_hbm(replay::StepInput& in, double bytes) {
   const double scale = replay::rank_memory_capacity(in.cluster) / in.cluster.instance.chip.hbm_bytes;
   in.cluster.instance.chip.hbm_bytes = bytes / scale;
 }
@@ -66,7 +66,7 @@ TEST_CASE("fsdp prefetch as memory allows: the deepest k that fits, derived by h
   CHECK(peak(in, base, 3) - m0 == Approx(3 * G));
   CHECK(peak(in, base, 8) == Approx(peak(in, base, 7)));
   // HBM for m0 + 2.5 G per rank: k = 2 fits (m0 + 2 G), k = 3 (m0 + 3 G) does not.
-  set_rank_capacity(in, m0 + 2.5 * G);
+  give_each_rank_hbm(in, m0 + 2.5 * G);
   REQUIRE(replay::rank_memory_capacity(in.cluster) > m0 + 2 * G);
   REQUIRE(replay::rank_memory_capacity(in.cluster) < m0 + 3 * G);
   const workload::ResolvedPlan tight = replay::resolve_plan(in);
@@ -76,17 +76,17 @@ TEST_CASE("fsdp prefetch as memory allows: the deepest k that fits, derived by h
   for (const std::string& c : tight.choices) noted |= c.rfind("/software/fsdp_prefetch_units = 2 (rule: ", 0) == 0;
   CHECK(noted);
   // Less than m0: nothing fits, k = 0 (the out-of-memory finding says the rest).
-  set_rank_capacity(in, m0 - G);
+  give_each_rank_hbm(in, m0 - G);
   CHECK(replay::resolve_plan(in).parallelism.fsdp_prefetch == 0);
   // Ample memory: capped at a pass's layers, the 8 of the one chunk.
-  set_rank_capacity(in, 1e15);
+  give_each_rank_hbm(in, 1e15);
   CHECK(replay::resolve_plan(in).parallelism.fsdp_prefetch == 8);
 }
 
 TEST_CASE("fsdp prefetch as memory allows: the chosen k steps no slower than FSDP2's k = 1") {
   replay::StepInput in = compiled_input();
   const workload::ResolvedPlan base = replay::resolve_plan(in);
-  set_rank_capacity(in, peak(in, base, 0) + 2.5 * 44318720.0);
+  give_each_rank_hbm(in, peak(in, base, 0) + 2.5 * 44318720.0);
   const workload::ResolvedPlan chosen = replay::resolve_plan(in);
   REQUIRE(chosen.parallelism.fsdp_prefetch == 2);
   workload::ResolvedPlan eager = chosen;

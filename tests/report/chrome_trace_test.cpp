@@ -17,9 +17,11 @@
 #include "trnsim/config/step_input.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/report/writers/chrome_trace.hpp"
+#include "../config/support.hpp"
 
 using namespace trnsim;
 using nlohmann::json;
+using trnsim::test::input_error;
 
 namespace {
 
@@ -73,15 +75,6 @@ std::set<int> rank_pids(const json& trace, int ranks) {
     if (e.at("name") == "process_name" && e.at("pid").get<int>() != ranks) pids.insert(e.at("pid").get<int>());
   }
   return pids;
-}
-
-std::string input_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace
