@@ -21,6 +21,19 @@ std::int64_t q_up_width(const LayerDims& d) { return d.q_width(); }
 std::int64_t kv_up_width(const LayerDims& d) { return d.heads * (d.head_dim - d.qk_rope + d.v_head_dim); }
 std::int64_t kv_down_width(const LayerDims& d) { return d.kv_lora + d.qk_rope; }
 
+// A latent's norm and its up-projection: what the forward runs after each down-projection, and
+// all the op policy reruns of the projections.
+void q_latent_up(const StepContext& c, Emitter& em) {
+  const auto& d = c.d;
+  em.kernel(latent_norm(c, "mla_q_norm", d.q_lora, false));
+  em.kernel(matmul("mla_q_up", OpClass::Matmul, c.tokens(), q_up_width(d), d.q_lora, 1, c.act_bytes));
+}
+void kv_latent_up(const StepContext& c, Emitter& em) {
+  const auto& d = c.d;
+  em.kernel(latent_norm(c, "mla_kv_norm", d.kv_lora, false));
+  em.kernel(matmul("mla_kv_up", OpClass::Matmul, c.tokens(), kv_up_width(d), d.kv_lora, 1, c.act_bytes));
+}
+
 }  // namespace
 
 void mla_projections_forward(const StepContext& c, Emitter& em) {
@@ -28,21 +41,14 @@ void mla_projections_forward(const StepContext& c, Emitter& em) {
   const std::int64_t t = c.tokens();
   const double e = c.act_bytes;
   em.kernel(matmul("mla_q_down", OpClass::Matmul, t, d.q_lora, d.hidden, 1, e));
-  em.kernel(latent_norm(c, "mla_q_norm", d.q_lora, false));
-  em.kernel(matmul("mla_q_up", OpClass::Matmul, t, q_up_width(d), d.q_lora, 1, e));
+  q_latent_up(c, em);
   em.kernel(matmul("mla_kv_down", OpClass::Matmul, t, kv_down_width(d), d.hidden, 1, e));
-  em.kernel(latent_norm(c, "mla_kv_norm", d.kv_lora, false));
-  em.kernel(matmul("mla_kv_up", OpClass::Matmul, t, kv_up_width(d), d.kv_lora, 1, e));
+  kv_latent_up(c, em);
 }
 
 void mla_op_policy_recompute(const StepContext& c, Emitter& em) {
-  const auto& d = c.d;
-  const std::int64_t t = c.tokens();
-  const double e = c.act_bytes;
-  em.kernel(latent_norm(c, "mla_q_norm", d.q_lora, false));
-  em.kernel(matmul("mla_q_up", OpClass::Matmul, t, q_up_width(d), d.q_lora, 1, e));
-  em.kernel(latent_norm(c, "mla_kv_norm", d.kv_lora, false));
-  em.kernel(matmul("mla_kv_up", OpClass::Matmul, t, kv_up_width(d), d.kv_lora, 1, e));
+  q_latent_up(c, em);
+  kv_latent_up(c, em);
 }
 
 void mla_projections_backward(const StepContext& c, Emitter& em) {
