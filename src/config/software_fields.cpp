@@ -79,7 +79,7 @@ constexpr Field<Kernels> kKernelsFields[] = {
 constexpr Field<Overlap> kOverlapFields[] = {
     documentation<Overlap>(),
     value<&Overlap::dp_reduction>("dp_reduction", "overlapped (during the backward) or after-backward"),
-    value<&Overlap::tp_comm>("tp_comm", "tensor-parallel collectives overlap independent compute").or_default(false),
+    value<&Overlap::tp_comm>("tp_comm", "the backward's tensor-parallel collectives overlap the GEMMs beside them: the stored input's all-gather the input-gradient GEMM, the input gradient's reduce-scatter (all-reduce) the weight-gradient GEMM").or_default(false),
 };
 
 // recipes: an array of recipe objects.

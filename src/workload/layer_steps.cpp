@@ -147,15 +147,20 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   if (d.moe_layer(layer)) {
     steps::moe_backward(c, em);
   } else {
-    em.leave_region_backward(2);
+    em.leave_region_backward_deferring_input();
     em.kernel(matmul("fc2_dgrad", OpClass::Matmul, t, d.ffn, d.hidden, 1, e));
     em.kernel(steps::wgrad(c, "fc2_wgrad", d.ffn, d.hidden, t, e));
     em.kernel(activation(c, true));
-    em.kernel(matmul("fc1_dgrad", OpClass::Matmul, t, d.hidden, fc1_width(d), 1, e));
-    em.enter_region_backward(steps::wgrad(c, "fc1_wgrad", d.hidden, fc1_width(d), t, e));
+    em.enter_region_backward(matmul("fc1_dgrad", OpClass::Matmul, t, d.hidden, fc1_width(d), 1, e),
+                             steps::wgrad(c, "fc1_wgrad", d.hidden, fc1_width(d), t, e));
   }
   em.kernel(norm(c, "norm2_bwd", true));
-  em.leave_region_backward(2);
+  // MLA's two down-projections both read the layer input: its gather stays with the first one.
+  if (d.mla) {
+    em.leave_region_backward(2);
+  } else {
+    em.leave_region_backward_deferring_input();
+  }
   em.kernel(matmul("attn_out_dgrad", OpClass::Matmul, t, d.o_width(), d.hidden, 1, e));
   em.kernel(steps::wgrad(c, "attn_out_wgrad", d.o_width(), d.hidden, t, e));
   if (c.cp > 1) {
@@ -167,8 +172,8 @@ void layer_backward(const StepContext& c, std::int32_t layer, Steps& out) {
   if (d.mla) {
     steps::mla_projections_backward(c, em);
   } else {
-    em.kernel(matmul("qkv_dgrad", OpClass::Matmul, t, d.hidden, qkv, 1, e));
-    em.enter_region_backward(steps::wgrad(c, "qkv_wgrad", d.hidden, qkv, t, e));
+    em.enter_region_backward(matmul("qkv_dgrad", OpClass::Matmul, t, d.hidden, qkv, 1, e),
+                             steps::wgrad(c, "qkv_wgrad", d.hidden, qkv, t, e));
   }
   em.kernel(norm(c, "norm1_bwd", true));
   if (steps::accumulates_separately(c)) {

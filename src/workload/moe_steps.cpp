@@ -43,12 +43,12 @@ void shared_backward(const StepContext& c, Emitter& em) {
   const std::int64_t f = d.shared_experts * d.expert_ffn;
   const std::int64_t t = c.tokens();
   const double e = c.act_bytes;
-  em.leave_region_backward(2);
+  em.leave_region_backward_deferring_input();
   em.kernel(matmul("shared_fc2_dgrad", OpClass::Matmul, t, f, d.hidden, 1, e));
   em.kernel(wgrad(c, "shared_fc2_wgrad", f, d.hidden, t, e));
   em.kernel(activation(c, dbl(t) * dbl(f), true));
-  em.kernel(matmul("shared_fc1_dgrad", OpClass::Matmul, t, d.hidden, fc1_width(d, f), 1, e));
-  em.enter_region_backward(wgrad(c, "shared_fc1_wgrad", d.hidden, fc1_width(d, f), t, e));
+  em.enter_region_backward(matmul("shared_fc1_dgrad", OpClass::Matmul, t, d.hidden, fc1_width(d, f), 1, e),
+                           wgrad(c, "shared_fc1_wgrad", d.hidden, fc1_width(d, f), t, e));
 }
 
 // The figures both passes are sized by: the rank's tokens T_l, top-k, router logits T_l E and

@@ -85,6 +85,20 @@ class Emitter {
   // Backward of enter_region: reduce-scatter (SP) or all-reduce of the input gradient, after the
   // region's first GEMM's dgrad; then that GEMM's wgrad, alongside the collective when the software
   // overlaps TP communication (Overlap::tp_comm), before it otherwise.
+  // With the dgrad given: the region's input, when leave_region_backward_deferring_input left its
+  // gather here, is gathered alongside that dgrad (Megatron's LinearWithGradAccumulationAndAsync-
+  // Communication: the all-gather is started before the input-gradient GEMM, waited for before the
+  // weight gradient).
+  void enter_region_backward(Kernel dgrad, Kernel wgrad) {
+    if (std::exchange(input_gather_deferred_, false)) {
+      collective(CollectiveOp::AllGather, full_activation(), true);
+      kernel(std::move(dgrad));
+      cut();
+    } else {
+      kernel(std::move(dgrad));
+    }
+    enter_region_backward(std::move(wgrad));
+  }
   void enter_region_backward(Kernel wgrad) {
     const CollectiveOp op = c_.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
     if (!c_.overlap_tp_comm) {
@@ -102,6 +116,17 @@ class Emitter {
   void leave_region_backward(int tensors) {
     if (c_.sequence_parallel) collective(CollectiveOp::AllGather, tensors * full_activation());
   }
+  // As leave_region_backward(2), for a region whose input only its first GEMM's weight gradient
+  // reads: when the software overlaps TP communication, that gather moves to
+  // enter_region_backward(dgrad, wgrad), which the caller must emit next for this region.
+  void leave_region_backward_deferring_input() {
+    if (!c_.sequence_parallel || !c_.overlap_tp_comm) {
+      leave_region_backward(2);
+      return;
+    }
+    leave_region_backward(1);
+    input_gather_deferred_ = true;
+  }
   double full_activation() const { return dbl(c_.tokens()) * dbl(c_.d.hidden) * c_.act_bytes; }
 
  private:
@@ -117,6 +142,7 @@ class Emitter {
   }
 
   const StepContext& c_;
+  bool input_gather_deferred_ = false;
   std::int32_t layer_;
   Category cat_;
   Steps& out_;

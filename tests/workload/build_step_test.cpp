@@ -253,6 +253,55 @@ TEST_CASE("build_step: with TP overlap the input-gradient reduction runs beside 
   CHECK(flops(overlapped) == Approx(flops(serial)).epsilon(1e-12));
 }
 
+TEST_CASE("build_step: with TP overlap under SP the input re-gather runs beside the dgrad GEMM, the reduce-scatter beside the wgrad") {
+  // gpt(2 layers), tp = 2, SP. Serial, each region's backward gathers the output gradient and the
+  // stored input in one call (2 S) and reduce-scatters the input gradient after the wgrad. With
+  // TP overlap (Megatron's LinearWithGradAccumulationAndAsyncCommunication) the input's gather is
+  // a call of its own, started before the region's first GEMM's dgrad and joined at its wgrad, and
+  // the reduce-scatter runs beside that wgrad. Off the chain: 2 per region, 2 regions per layer,
+  // 2 layers, and the LM head's reduce-scatter = 9. Backward all-gather calls: serial one per
+  // region + the embedding's = 5; overlapped 2 per region + 1 = 9; the same bytes either way.
+  const ModelSpec m = gpt(2, 256, 4, 1000);
+  SoftwareSpec sw;
+  struct Shape {
+    int off_chain = 0, wgrad_joins = 0, backward_gathers = 0;
+    double gathered = 0;
+  };
+  auto shape_of = [](const StepGraph& g) {
+    Shape s;
+    for (TaskId i = 0; i < g.tasks.size(); ++i) {
+      const Task& c = g.tasks[i];
+      if (c.kind != TaskKind::Collective || c.stream != Stream::TpComm || c.category != Category::TpComm) continue;
+      const auto& call = g.collectives[c.index];
+      const Task& next = g.tasks[g.successors[c.succ_begin]];
+      if (call.op == CollectiveOp::AllGather && next.kind == TaskKind::Compute &&
+          g.works[next.index].name.rfind("bwd:", 0) == 0) {
+        ++s.backward_gathers;
+        s.gathered += call.bytes;
+      }
+      REQUIRE(c.succ_end - c.succ_begin == 1);
+      if (next.deps != 2) continue;
+      ++s.off_chain;
+      const std::string& joined = g.works[next.index].name;
+      // The gather's join is the segment that starts with the weight gradient needing it.
+      if (call.op == CollectiveOp::AllGather && joined.find("_wgrad..") != std::string::npos) ++s.wgrad_joins;
+    }
+    return s;
+  };
+  const auto p = parallelism(2, 1, 1, true, Recompute::None);
+  const Shape serial = shape_of(build_step(m, training(256, 1, 1), p, sw));
+  sw.overlap.tp_comm = true;
+  const StepGraph g = build_step(m, training(256, 1, 1), p, sw);
+  CHECK(runs_to_completion(g));
+  const Shape overlapped = shape_of(g);
+  CHECK(serial.off_chain == 0);
+  CHECK(serial.backward_gathers == 5);
+  CHECK(overlapped.off_chain == 9);
+  CHECK(overlapped.wgrad_joins == 4);
+  CHECK(overlapped.backward_gathers == 9);
+  CHECK(overlapped.gathered == Approx(serial.gathered).epsilon(1e-12));
+}
+
 TEST_CASE("build_step: DP buckets carry every gradient once, and ZeRO-1 reduce-scatters, updates and all-gathers") {
   const ModelSpec m = gpt(4, 512, 8, 1000);
   const TrainingSpec t = training(256, 8, 1);  // bucket 25 MB by default
