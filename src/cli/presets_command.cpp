@@ -35,16 +35,17 @@ void add_presets_command(CLI::App& app, Action& action) {
       }
       fmt::print("\nsoftware ({}/software): plan defaults (-: not stated), kernels, overlap, collectives\n",
                  config::config_dir());
-      fmt::print("  {:<26} {:>5} {:>4} {:>4} {:>9} {:>12} {:>14} {:>15}\n", "name", "micro", "sp", "zero", "recompute",
-                 "attention", "dp reduction", "collectives");
+      fmt::print("  {:<26} {:>5} {:>4} {:>4} {:>12} {:>12} {:>14} {:>11} {:>15}\n", "name", "micro", "sp", "zero",
+                 "recompute", "attention", "dp reduction", "tp overlap", "collectives");
       for (const auto& name : list.software) {
         const workload::SoftwareSpec s = config::load_software(name);
         const auto& d = s.defaults;
         auto text = [](const auto& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
-        fmt::print("  {:<26} {:>5} {:>4} {:>4} {:>9} {:>12} {:>14} {:>15}\n", name, text(d.micro_batch),
+        // tp overlap: the backward's collectives beside the GEMMs that do not need them (Overlap::tp_comm).
+        fmt::print("  {:<26} {:>5} {:>4} {:>4} {:>12} {:>12} {:>14} {:>11} {:>15}\n", name, text(d.micro_batch),
                    d.sequence_parallel ? (*d.sequence_parallel ? "on" : "off") : "-", text(d.zero),
                    d.recompute ? workload::recompute_text(*d.recompute) : "-", to_string(s.kernels.attention),
-                   to_string(s.overlap.dp_reduction), s.collectives.library);
+                   to_string(s.overlap.dp_reduction), s.overlap.tp_comm ? "backward" : "none", s.collectives.library);
       }
       fmt::print("\ncollective libraries ({}/collectives): {}\n", config::config_dir(),
                  fmt::join(list.collectives, ", "));

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -63,6 +64,28 @@ TEST_CASE("cli: presets prints trn1.32xlarge's instance totals") {
   CHECK(hbm == "512");
   CHECK(intra == "384");
   CHECK(efa == "800");
+}
+
+TEST_CASE("cli: presets shows each software preset's backward TP overlap as its file states it") {
+  const auto r = run("presets");
+  REQUIRE(r.code == 0);
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(std::string(TRNSIM_TEST_SOURCE_DIR) + "/configs/software")) {
+    const std::string name = e.path().stem().string();
+    INFO(name);
+    std::ifstream in(e.path());
+    const bool overlapped = nlohmann::json::parse(in).value("/overlap/tp_comm"_json_pointer, false);
+    const auto at = r.out.find("\n  " + name + " ");
+    REQUIRE(at != std::string::npos);
+    const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+    // Columns: name micro sp zero recompute attention "dp reduction" "tp overlap" collectives.
+    std::istringstream cols(line);
+    std::vector<std::string> words{std::istream_iterator<std::string>(cols), std::istream_iterator<std::string>()};
+    REQUIRE(words.size() == 9);
+    CHECK(words[7] == (overlapped ? "backward" : "none"));
+    ++seen;
+  }
+  CHECK(seen >= 8);
 }
 
 TEST_CASE("cli: run --dry-run prints the resolved experiment with the overridden value") {
