@@ -1,6 +1,7 @@
 #include "trnsim/report/analysis/breakdown.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <numeric>
 
 namespace trnsim::report {
@@ -83,15 +84,25 @@ Breakdown breakdown_of(const workload::StepGraph& graph, const replay::Timeline&
     intervals.push_back({begin, span.end, part, priority_of(part)});
   }
   // Sweep the elementary segments between all interval boundaries; each goes to the active
-  // interval of best priority, or to the bubble.
-  std::vector<sim::Time> cuts{sim::Time::zero(), timeline.step_time};
-  for (const auto& iv : intervals) {
-    cuts.push_back(iv.begin);
-    cuts.push_back(iv.end);
-  }
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  // interval of best priority, or to the bubble. The boundaries in order: the begins come sorted
+  // with the intervals, so only the ends are sorted apart and the two merged (half the sorting
+  // of all boundaries at once; the same cuts).
   std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+  std::vector<sim::Time> ends;
+  ends.reserve(intervals.size() + 2);
+  ends.push_back(sim::Time::zero());
+  ends.push_back(timeline.step_time);
+  for (const auto& iv : intervals) ends.push_back(iv.end);
+  std::sort(ends.begin(), ends.end());
+  std::vector<sim::Time> cuts;
+  cuts.reserve(2 * intervals.size() + 2);
+  std::size_t e = 0;
+  for (const auto& iv : intervals) {
+    for (; e < ends.size() && ends[e] <= iv.begin; ++e) cuts.push_back(ends[e]);
+    cuts.push_back(iv.begin);
+  }
+  cuts.insert(cuts.end(), ends.begin() + static_cast<std::ptrdiff_t>(e), ends.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
 
   Breakdown out;
   out.rank = rank;
