@@ -17,34 +17,11 @@
 #include "trnsim/error.hpp"
 #include "trnsim/report/writers/output_file.hpp"
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #ifndef TRNSIM_VERSION
 #define TRNSIM_VERSION "0.1.0"
 #endif
 
-namespace {
-
-// glibc hands blocks above its mmap threshold (128 KiB at first, raised as they are freed) back to
-// the kernel on free, and trims free memory at the top of the heap: every plan of a sweep then
-// faults its graph, timeline and event queue in page by page again (8.5 % of a sweep's time in
-// page faults, perf, gpt3-175b-a100). Freed memory is kept for the next plan instead: blocks up
-// to 32 MiB (glibc's largest mmap threshold on 64-bit) come from the heap, and up to 1 GiB of
-// free heap stays mapped. The peak resident size does not grow: the next plan reuses what the
-// last one freed.
-void keep_freed_memory() {
-#if defined(__GLIBC__)
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  keep_freed_memory();
   CLI::App app{"trnsim: a discrete-event simulator of AWS Trainium training clusters"};
   app.set_version_flag("--version", TRNSIM_VERSION);
   app.require_subcommand(1);
