@@ -75,6 +75,7 @@ namespace {
 Breakdown breakdown_of(const workload::StepGraph& graph, const replay::Timeline& timeline,
                        std::int32_t rank, const std::vector<workload::TaskId>& tasks) {
   std::vector<Interval> intervals;
+  intervals.reserve(tasks.size());
   for (const workload::TaskId t : tasks) {
     const auto& task = graph.tasks[t];
     const auto& span = timeline.spans[t];
