@@ -23,6 +23,7 @@ using workload::TaskKind;
 
 constexpr std::size_t kStreams = static_cast<std::size_t>(workload::kStreamCount);
 constexpr TaskId kNoTask = 0xffffffffu;
+constexpr std::uint32_t kNoSlot = 0xffffffffu;
 // Pricing key of a rank with nothing on the network (a real key is the HBM demand, >= 0).
 constexpr double kOffNetwork = -1;
 
@@ -61,7 +62,13 @@ class Run {
       if (deps_left_[t].done()) make_ready(t);
     }
     engine_.run();
-    if (finished_ != graph_.tasks.size()) report_stuck();
+    if (finished_ != graph_.tasks.size()) {
+      // A dependency cycle leaves its tasks waiting too: name it (CycleError) before blaming a
+      // stream. Checked here, not before the replay: an acyclic graph, every graph build_step
+      // makes, then pays nothing for the depth-first search (about 5 % of a sweep's plan).
+      workload::check_acyclic(graph_);
+      report_stuck();
+    }
     timeline_.events = engine_.events_processed() - events_before;
     return std::move(timeline_);
   }
@@ -72,14 +79,14 @@ class Run {
     finish(t);
   }
   void transfer_done(TaskId t) {
-    const std::size_t slot = graph_.rank_slot(graph_.tasks[t].rank);
+    const std::size_t slot = rank_slot(graph_.tasks[t].rank);
     if (--on_network_[slot] == 0) hbm_demand_[slot] = 0;
     reprice(slot);
     finish(t);
   }
   void collective_done(std::uint32_t c) {
     for (const TaskId m : members_.of(c)) {
-      const std::size_t slot = graph_.rank_slot(graph_.tasks[m].rank);
+      const std::size_t slot = rank_slot(graph_.tasks[m].rank);
       hbm_demand_[slot] = --on_network_[slot] == 0 ? 0.0 : hbm_demand_[slot] - call_demand_[c];
       reprice(slot);
     }
@@ -92,12 +99,26 @@ class Run {
     if (!std::is_sorted(ranks.begin(), ranks.end())) {
       throw InternalError("replay: StepGraph::simulated_ranks must be ascending");
     }
+    // Only for ranks dense enough that the table stays small (a trace may number its ranks sparsely).
+    if (!ranks.empty() && ranks.front() >= 0 && static_cast<std::size_t>(ranks.back()) < 16 * ranks.size() + 65536) {
+      slot_by_rank_.assign(static_cast<std::size_t>(ranks.back()) + 1, kNoSlot);
+      for (std::size_t i = 0; i < ranks.size(); ++i) slot_by_rank_[static_cast<std::size_t>(ranks[i])] = static_cast<std::uint32_t>(i);
+    }
     std::vector<std::size_t> per_stream(ranks.size() * kStreams, 0);
     for (const Task& task : graph_.tasks) ++per_stream[queue_index(task)];
     queues_.resize(per_stream.size());
     for (std::size_t q = 0; q < queues_.size(); ++q) queues_[q].ready.reserve(per_stream[q]);
     on_network_.assign(ranks.size(), 0);
     hbm_demand_.assign(ranks.size(), 0.0);
+  }
+
+  // hbm_demand of graph_.collectives[i], computed at its first call: the expected time is a closed
+  // form of the collective alone (Communicator::expected_seconds), the same at every call, and
+  // looking it up per call was 5 % of a llama3.1-405b-trn2u plan (its hash over the group's ranks).
+  double collective_demand(std::uint32_t i) {
+    double& d = collective_demand_[i];
+    if (d < 0) d = hbm_demand(graph_.collectives[i]);
+    return d;
   }
 
   // Bytes/s one member of `c` moves through HBM (HbmSharing); 0 when not modelled or unknown.
@@ -116,14 +137,23 @@ class Run {
         throw InternalError(fmt::format("replay: collective {} of {}", task.index, graph_.collectives.size()));
       }
     }
+    collective_demand_.assign(graph_.collectives.size(), -1.0);  // not computed yet
     members_ = workload::call_members(graph_);
     call_demand_.assign(graph_.calls, 0.0);
     awaiting_.resize(graph_.calls);
     for (std::uint32_t c = 0; c < graph_.calls; ++c) awaiting_[c].arm(members_.of(c).size());
   }
 
+  // StepGraph::rank_slot from a table by rank (several lookups per task, on every event path),
+  // falling back to it, and its InternalError, for a rank the table does not hold.
+  std::size_t rank_slot(std::int32_t rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    if (rank >= 0 && r < slot_by_rank_.size() && slot_by_rank_[r] != kNoSlot) return slot_by_rank_[r];
+    return graph_.rank_slot(rank);
+  }
+
   std::size_t queue_index(const Task& task) const {
-    return graph_.rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream);
+    return rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream);
   }
 
   void make_ready(TaskId t) {
@@ -141,7 +171,7 @@ class Run {
     timeline_.spans[t].start = now;
     switch (task.kind) {
       case TaskKind::Compute: {
-        const std::size_t slot = graph_.rank_slot(task.rank);
+        const std::size_t slot = rank_slot(task.rank);
         q.computing = t;
         q.priced_at = pricing_key(slot);
         q.seconds = compute_seconds(task, slot);
@@ -152,7 +182,7 @@ class Run {
       }
       case TaskKind::Transfer: {
         timeline_.spans[t].active = now;
-        const std::size_t slot = graph_.rank_slot(task.rank);
+        const std::size_t slot = rank_slot(task.rank);
         ++on_network_[slot];
         reprice(slot);
         comm_.start_transfer(task.rank, task.peer, task.bytes, task.index,
@@ -168,11 +198,11 @@ class Run {
   }
 
   void start_collective(std::uint32_t c, std::uint32_t collective, sim::Time now) {
-    const double demand = hbm_demand(graph_.collectives[collective]);
+    const double demand = collective_demand(collective);
     call_demand_[c] = demand;
     for (const TaskId m : members_.of(c)) {
       timeline_.spans[m].active = now;
-      const std::size_t slot = graph_.rank_slot(graph_.tasks[m].rank);
+      const std::size_t slot = rank_slot(graph_.tasks[m].rank);
       ++on_network_[slot];
       hbm_demand_[slot] += demand;
       reprice(slot);
@@ -235,7 +265,7 @@ class Run {
     start_next(q);
   }
 
-  // The graph was ordered before the replay (check_acyclic), so what is left is an order of tasks
+  // The graph has no dependency cycle (check_acyclic passed in run()), so what is left is an order of tasks
   // on their streams: a collective member holding its stream while a task queued behind it is
   // one its call waits for.
   [[noreturn]] void report_stuck() const {
@@ -292,9 +322,11 @@ class Run {
   Timeline timeline_;
   std::vector<sim::Countdown> deps_left_;  // per task: dependencies not yet finished
   std::vector<StreamQueue> queues_;
+  std::vector<std::uint32_t> slot_by_rank_;  // per rank up to the last simulated one: its slot, or kNoSlot
   std::vector<std::uint32_t> on_network_;  // per simulated rank: collectives/transfers in flight
   std::vector<double> hbm_demand_;         // per simulated rank: collective HBM bytes/s in flight
   std::vector<double> call_demand_;        // per call: what it added to each member's demand
+  std::vector<double> collective_demand_;  // per collective: hbm_demand, -1 until its first call
   workload::CallMembers members_;
   std::vector<sim::Countdown> awaiting_;  // per call: members yet to reach it
   std::size_t finished_ = 0;
@@ -316,7 +348,6 @@ Timeline execute(sim::Engine& engine, const workload::StepGraph& graph,
     throw InternalError(fmt::format("replay: {} work durations for {} works", work_seconds.size(),
                                     graph.works.size()));
   }
-  workload::check_acyclic(graph);  // a cycle would leave its tasks waiting: name them first
   Run run(engine, graph, work_seconds, comm, options);
   return run.run();
 }

@@ -1,6 +1,7 @@
 #include "trnsim/workload/flops.hpp"
 
 #include "trnsim/workload/model_math.hpp"
+#include "trnsim/workload/rank_slot_cache.hpp"
 
 namespace trnsim::workload {
 
@@ -31,12 +32,16 @@ double model_flops_per_step(const ModelSpec& model, const TrainingSpec& training
 
 std::vector<double> simulated_rank_flops(const StepGraph& graph) {
   std::vector<double> out(graph.simulated_ranks.size(), 0.0);
+  // Each work's FLOPs summed once (kernel by kernel, as per task before: the same doubles).
+  std::vector<double> work_flops(graph.works.size(), 0.0);
+  for (std::size_t w = 0; w < graph.works.size(); ++w) {
+    for (const auto& k : graph.works[w].kernels) work_flops[w] += k.flops;
+  }
+  RankSlotCache slot(graph);
   for (const Task& t : graph.tasks) {
     if (t.kind != TaskKind::Compute) continue;
-    const std::size_t slot = graph.rank_slot(t.rank);
-    double f = 0;
-    for (const auto& k : graph.works.at(t.index).kernels) f += k.flops;
-    out[slot] += f;
+    const std::size_t at = slot(t.rank);  // an unsimulated rank is reported before a bad index
+    out[at] += work_flops.at(t.index);
   }
   return out;
 }

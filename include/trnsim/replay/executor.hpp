@@ -77,8 +77,9 @@ class StuckError : public InternalError {
 
 // Contract: simulates `graph` from the engine's now() until no task is left; work_seconds[i] is
 // the duration of StepGraph::works[i] on one rank (cost::ComputeModel, or a trace's measurement).
-// Before the first event, throws workload::CycleError (an InternalError) naming the tasks of a
-// dependency cycle, collective calls included (workload/step_graph_order.hpp); throws
+// When tasks are left waiting at the end, throws workload::CycleError (an InternalError) naming
+// the tasks of a dependency cycle, collective calls included (workload/step_graph_order.hpp), if
+// the graph has one (its tasks never become ready, so the replay itself ends); else throws
 // StuckError (an InternalError) naming the first task still left waiting at the end and the
 // collective member holding its stream ahead of a task its call waits for. Cost: O(tasks + edges) plus the engine's and
 // network's work, plus O(streams) per change of a rank's network activity and one cancelled and

@@ -1,10 +1,12 @@
 // analyze: the figures of one StepRun (contract in step_report.hpp).
 #include <algorithm>
 
+#include "analyze_figures.hpp"
 #include "trnsim/report/analysis/findings.hpp"
 #include "trnsim/report/analysis/step_report.hpp"
 #include "trnsim/workload/flops.hpp"
 #include "trnsim/workload/plan.hpp"
+#include "trnsim/workload/rank_slot_cache.hpp"
 #include "trnsim/workload/software.hpp"
 
 namespace trnsim::report {
@@ -82,11 +84,12 @@ void hbm_bound_kernels(const replay::StepRun& run, const cost::ComputeModel& com
 
 std::vector<double> rank_compute_seconds(const replay::StepRun& run) {
   std::vector<double> out(run.graph.simulated_ranks.size(), 0);
+  workload::RankSlotCache slot(run.graph);
   for (std::size_t t = 0; t < run.graph.tasks.size(); ++t) {
     const auto& task = run.graph.tasks[t];
     if (task.kind != workload::TaskKind::Compute) continue;
     const auto& span = run.timeline.spans[t];
-    out[run.graph.rank_slot(task.rank)] += (span.end - span.active).to_seconds();
+    out[slot(task.rank)] += (span.end - span.active).to_seconds();
   }
   return out;
 }
@@ -94,8 +97,9 @@ std::vector<double> rank_compute_seconds(const replay::StepRun& run) {
 std::vector<double> stage_compute_seconds(const workload::StepGraph& graph, const std::vector<double>& rank_seconds) {
   std::vector<std::int32_t> rank_stage(graph.simulated_ranks.size(), 0);
   std::int32_t stages = 0;
+  workload::RankSlotCache slot(graph);
   for (const auto& task : graph.tasks) {
-    rank_stage[graph.rank_slot(task.rank)] = task.stage;
+    rank_stage[slot(task.rank)] = task.stage;
     stages = std::max(stages, task.stage + 1);
   }
   std::vector<double> out(static_cast<std::size_t>(stages), 0);
@@ -106,7 +110,11 @@ std::vector<double> stage_compute_seconds(const workload::StepGraph& graph, cons
   return out;
 }
 
-StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, const AnalyzeOptions& options) {
+namespace {
+
+// analyze's figures; `complete` off leaves out what extrapolate_report replaces (analyze_figures).
+StepReport analyze_run(const replay::StepInput& input, const replay::StepRun& run, const AnalyzeOptions& options,
+                       bool complete) {
   StepReport r;
   // A trace without a model (hand-written, Chakra) has no parameters and no model FLOPs.
   const bool has_model = input.model.layers > 0;
@@ -137,8 +145,12 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, c
     r.hfu = r.hardware_flops / (r.step_time_s * r.peak_flops);
   }
 
-  r.breakdown = options.bottleneck_rank ? rank_breakdown(run.graph, run.timeline, *options.bottleneck_rank)
-                                        : step_breakdown(run.graph, run.timeline);
+  if (!complete) {
+    r.breakdown.rank = options.bottleneck_rank.value_or(0);
+  } else {
+    r.breakdown = options.bottleneck_rank ? rank_breakdown(run.graph, run.timeline, *options.bottleneck_rank)
+                                          : step_breakdown(run.graph, run.timeline);
+  }
   for (std::size_t t = 0; t < run.graph.tasks.size(); ++t) {
     const auto& task = run.graph.tasks[t];
     if (task.rank != r.breakdown.rank) continue;
@@ -154,13 +166,15 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, c
     for (std::size_t o = 0; o < r.op_seconds.size(); ++o) r.op_seconds[o] += c.op[o];
   }
 
-  for (const auto& stage : run.memory.stages) r.memory.push_back({stage, run.rank_memory_capacity});
-  r.stage_compute_s = stage_compute_seconds(run.graph, rank_compute_seconds(run));
+  if (complete) {
+    for (const auto& stage : run.memory.stages) r.memory.push_back({stage, run.rank_memory_capacity});
+    r.stage_compute_s = stage_compute_seconds(run.graph, rank_compute_seconds(run));
+  }
   const cost::ComputeModel compute(input.cluster.instance.chip, input.cluster.instance.calibration, dtype,
                                    run.physical_cores_per_rank);
   hbm_bound_kernels(run, compute, r);
   if (options.critical_path) r.critical_path = critical_path(run.graph, run.timeline);
-  r.links = link_utilisation(run.links, r.step_time_s);
+  if (complete) r.links = link_utilisation(run.links, r.step_time_s);
   r.ranks = run.ranks;
   r.simulated_ranks = static_cast<int>(run.graph.simulated_ranks.size());
   r.tasks = run.graph.tasks.size();
@@ -173,13 +187,24 @@ StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, c
     const std::int64_t per_domain = r.instances > 0 ? r.ranks / r.instances * input.cluster.instance.ultraserver_instances : 0;
     r.ep_groups_over_efa = workload::ep_groups_spanning_instances(layout, per_domain);
   }
-  r.findings = find_bottlenecks(r, run.graph.findings);  // after ranks: the TP advice divides them
+  // After ranks: the TP advice divides them.
+  if (complete) r.findings = find_bottlenecks(r, run.graph.findings);
   r.choices = run.resolved.choices;
 
   r.build_seconds = run.build_seconds;
   r.simulate_seconds = run.simulate_seconds;
   r.trace = run.trace;
   return r;
+}
+
+}  // namespace
+
+StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, const AnalyzeOptions& options) {
+  return analyze_run(input, run, options, true);
+}
+
+StepReport analyze_figures(const replay::StepInput& input, const replay::StepRun& run, std::int32_t rank) {
+  return analyze_run(input, run, {.critical_path = false, .bottleneck_rank = rank}, false);
 }
 
 }  // namespace trnsim::report

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyze_figures.hpp"
 #include "trnsim/report/analysis/findings.hpp"
 #include "trnsim/workload/flops.hpp"
 #include "trnsim/workload/memory.hpp"
@@ -60,12 +61,10 @@ std::optional<StepReport> extrapolate_report(const replay::StepInput& input, con
   if (!links) return std::nullopt;
   const std::int64_t k = runs.shape.periods;
   const Breakdown bottleneck = bottleneck_breakdown(runs);
-  AnalyzeOptions measure = options;
-  measure.bottleneck_rank = bottleneck.rank;
-  // The critical path's contributors are re-ranked after the move: keep them all until then.
-  measure.critical_path = false;
-  const StepReport a = analyze(input, runs.first, measure);
-  const StepReport b = analyze(input, runs.second, measure);
+  // The critical path's contributors are re-ranked after the move (below), and the breakdown,
+  // memory, stage compute, links and findings derived again: the reduced replays' are not needed.
+  const StepReport a = analyze_figures(input, runs.first, bottleneck.rank);
+  const StepReport b = analyze_figures(input, runs.second, bottleneck.rank);
 
   StepReport r = b;  // what does not depend on the micro-batches (names, cluster, ranks, plan shape)
   const workload::TrainingSpec& training = resolved.training;
