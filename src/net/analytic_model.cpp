@@ -85,6 +85,7 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
   if (pair_routes_.size() <= set) pair_routes_.resize(set + 1);
   std::vector<Route>& routes = pair_routes_[set];
   if (routes.empty()) {
+    routes.reserve(context_.pair_sets[set].size());
     for (const auto& [src, dst] : context_.pair_sets[set]) routes.push_back(router.path(src, dst));
   }
   AnalyticResult all;

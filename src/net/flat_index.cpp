@@ -18,10 +18,17 @@ void FlatIndex::insert(std::uint64_t key, std::uint32_t value) {
   ++size_;
 }
 
-void FlatIndex::grow() {
+void FlatIndex::grow() { rehash(keys_.empty() ? 64 : 2 * keys_.size()); }
+
+void FlatIndex::reserve(std::size_t n) {
+  std::size_t capacity = 64;
+  while (capacity < 2 * n) capacity *= 2;
+  if (capacity > keys_.size()) rehash(capacity);
+}
+
+void FlatIndex::rehash(std::size_t capacity) {
   std::vector<std::uint64_t> keys = std::move(keys_);
   std::vector<std::uint32_t> values = std::move(values_);
-  const std::size_t capacity = keys.empty() ? 64 : 2 * keys.size();
   keys_.assign(capacity, kEmpty);
   values_.assign(capacity, 0);
   mask_ = capacity - 1;

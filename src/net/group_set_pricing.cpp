@@ -54,7 +54,10 @@ std::uint64_t group_hash(CollectiveOp op, Algorithm a, std::span<const int> rank
 }
 
 GroupTerms& terms_of(Fabric& fabric) {
-  if (!fabric.group_terms) fabric.group_terms = std::make_unique<GroupTerms>();
+  if (!fabric.group_terms) {
+    fabric.group_terms = std::make_unique<GroupTerms>();
+    fabric.group_terms->translation = unit_translation(fabric.topology);
+  }
   return *fabric.group_terms;
 }
 
@@ -78,41 +81,85 @@ Collective GroupSetPricing::group_call(const Collective& c, ReplicaSetId set, st
 
 AnalyticResult GroupSetPricing::price(const Collective& c, ReplicaSetId set) {
   const GroupSet& groups = context_.group_sets[set];
-  const Router& router = context_.router;
+  const UnitTranslation& translation = shared_.translation;
   AnalyticResult all;
+  image_bytes_.clear();
   for (std::size_t g = 0; g < groups.count(); ++g) {
     const Collective group = group_call(c, set, g);
     const Algorithm a = context_.closed_form.choose(group);
-    const GroupTerms::GroupPlan& plan = shared_.plans[plan_of(group, a, set, g)];
+    const GroupRef ref = plan_of(group, a, set, g);
+    const GroupTerms::GroupPlan& plan = shared_.plans[ref.plan - 1];
     const GroupTerms::Sized& size = sized(plan.shape, c, a);
     all.time = std::max(all.time, size.time);
-    // The group's link bytes summed on their own first, as AnalyticModel::result credits them.
-    for (std::uint32_t i = 0; i < plan.count; ++i) {
-      const TransferTerms& t = shared_.terms[plan.first + i];
-      const double b = size.bytes[i];
-      for (LinkId l : router.links(t.route)) group_tally_.add(l, b);
-      if (t.reduce_link >= 0) group_tally_.add(t.reduce_link, b);
+    // The group's link bytes summed on their own first, as AnalyticModel::result credits them;
+    // a translated group's are its image's, link by link in the same (link) order.
+    if (ref.units == 0 && ref.cores == 0) {
+      for (const auto& [link, bytes] : group_bytes(plan, size)) set_tally_.add(link, bytes);
+      continue;
     }
-    for (const auto& [link, bytes] : group_tally_.take()) set_tally_.add(link, bytes);
+    auto image = std::find_if(image_bytes_.begin(), image_bytes_.end(),
+                              [&](const auto& known) { return known.first == ref.plan; });
+    if (image == image_bytes_.end()) {
+      image_bytes_.emplace_back(ref.plan, group_bytes(plan, size));
+      image = image_bytes_.end() - 1;
+    }
+    for (const auto& [link, bytes] : image->second) set_tally_.add(translation.image(link, ref.units, ref.cores), bytes);
   }
   all.link_bytes = set_tally_.take();
   return all;
 }
 
-std::uint32_t GroupSetPricing::plan_of(const Collective& group, Algorithm a, ReplicaSetId set, std::size_t g) {
+GroupSetPricing::LinkBytes GroupSetPricing::group_bytes(const GroupTerms::GroupPlan& plan, const GroupTerms::Sized& size) {
+  const Router& router = context_.router;
+  for (std::uint32_t i = 0; i < plan.count; ++i) {
+    const TransferTerms& t = shared_.terms[plan.first + i];
+    const double b = size.bytes[i];
+    for (LinkId l : router.links(t.route)) group_tally_.add(l, b);
+    if (t.reduce_link >= 0) group_tally_.add(t.reduce_link, b);
+  }
+  return group_tally_.take();
+}
+
+GroupSetPricing::GroupRef GroupSetPricing::plan_of(const Collective& group, Algorithm a, ReplicaSetId set,
+                                                   std::size_t g) {
   const std::uint64_t key = (static_cast<std::uint64_t>(set) << 16) | (static_cast<std::uint64_t>(group.op) << 8) |
                             static_cast<std::uint64_t>(a);
-  std::vector<std::uint32_t>& per_group = plan_index_[key];
-  if (per_group.empty()) per_group.assign(context_.group_sets[set].count(), 0);
-  if (per_group[g] != 0) return per_group[g] - 1;
+  std::vector<GroupRef>& per_group = plan_index_[key];
+  if (per_group.empty()) per_group.assign(context_.group_sets[set].count(), GroupRef{});
+  if (per_group[g].plan != 0) return per_group[g];
+  // The group moved back into unit 0 (if it lies inside a later one) and to core 0 of its chips.
+  const UnitTranslation& translation = shared_.translation;
+  int units = 0, cores = 0;
+  if (translation.units > 0) {
+    const int unit = group.ranks.front() / translation.ranks_per_unit;
+    const bool inside = std::all_of(group.ranks.begin(), group.ranks.end(),
+                                    [&](int r) { return r / translation.ranks_per_unit == unit; });
+    if (inside) units = unit;
+  }
+  if (translation.cores_alike) {
+    cores = translation.ranks_per_chip;
+    for (const int r : group.ranks) cores = std::min(cores, r % translation.ranks_per_chip);
+  }
+  for (int attempt = 0; attempt < 2 && (units > 0 || cores > 0); ++attempt) {
+    image_ranks_.assign(group.ranks.begin(), group.ranks.end());
+    for (int& r : image_ranks_) r -= units * translation.ranks_per_unit + cores;
+    const std::uint32_t image = find_or_schedule(Collective{group.op, image_ranks_, group.bytes, group.algorithm}, a);
+    if (units == 0 || shared_.plans[image].translates) {
+      per_group[g] = GroupRef{image + 1, units, cores};
+      return per_group[g];
+    }
+    units = 0;  // a link of the image does not translate: the core shift alone
+  }
+  per_group[g] = GroupRef{find_or_schedule(group, a) + 1, 0, 0};
+  return per_group[g];
+}
+
+std::uint32_t GroupSetPricing::find_or_schedule(const Collective& group, Algorithm a) {
   // The same ranks, op and algorithm scheduled before on this fabric (by this plan or an earlier one).
   std::vector<std::uint32_t>& alike = shared_.plan_index[group_hash(group.op, a, group.ranks)];
   for (const std::uint32_t p : alike) {
     const GroupTerms::GroupPlan& known = shared_.plans[p];
-    if (known.op == group.op && known.algorithm == a && known.ranks == group.ranks) {
-      per_group[g] = p + 1;
-      return p;
-    }
+    if (known.op == group.op && known.algorithm == a && known.ranks == group.ranks) return p;
   }
   const Schedule s = make_schedule(group, a, context_.topology.cluster(), context_.topology.devices());
   GroupTerms::GroupPlan plan;
@@ -122,11 +169,18 @@ std::uint32_t GroupSetPricing::plan_of(const Collective& group, Algorithm a, Rep
   plan.first = static_cast<std::uint32_t>(shared_.terms.size());
   for (const Phase& p : s.phases) context_.closed_form.phase_terms(p, shared_.terms);
   plan.count = static_cast<std::uint32_t>(shared_.terms.size()) - plan.first;
+  const std::span<const TransferTerms> terms{shared_.terms.data() + plan.first, plan.count};
+  const UnitTranslation& translation = shared_.translation;
+  const Router& router = context_.router;
+  plan.translates = translation.units > 0 && std::all_of(terms.begin(), terms.end(), [&](const TransferTerms& t) {
+                      const auto links = router.links(t.route);
+                      return std::all_of(links.begin(), links.end(), [&](LinkId l) { return translation.shift(l, 0) >= 0; }) &&
+                             (t.reduce_link < 0 || translation.shift(t.reduce_link, 0) >= 0);
+                    });
   const auto id = static_cast<std::uint32_t>(shared_.plans.size());
-  plan.shape = shape_of(group_shape_key(group, s, {shared_.terms.data() + plan.first, plan.count}), id);
+  plan.shape = shape_of(group_shape_key(group, s, terms), id);
   shared_.plans.push_back(std::move(plan));
   alike.push_back(id);
-  per_group[g] = id + 1;
   return id;
 }
 

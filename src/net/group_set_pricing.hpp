@@ -16,6 +16,14 @@
 // share them: a plan whose groups are the same ranks as an earlier plan's (another micro-batch or
 // recompute mode) neither schedules nor routes them again.
 //
+// A group inside one unit (an UltraServer, or an instance; unit_translation.hpp) other than the
+// first is priced as the image of the same group in unit 0, when every link that group's routes
+// cross translates; a group whose ranks all sit c > 0 cores into their chips, as the image of the
+// group c cores back (the same chips and routes, DMA links c further). Such a group has no
+// schedule, route or terms of its own: its time is the image's (the same terms), its link bytes
+// the image's per-group tally with each link moved, which keeps their order. Across the Clos only
+// the core shift applies (the spine is a hash of the chip pair, the same for both groups).
+//
 // The result is what one closed form and link tally per group give (AnalyticModel::result), to
 // the picosecond and, link by link, in the same order of additions.
 #include <cstdint>
@@ -26,6 +34,7 @@
 #include "trnsim/net/closed_form.hpp"
 #include "link_tally.hpp"
 #include "network_model.hpp"
+#include "unit_translation.hpp"
 
 namespace trnsim::net {
 
@@ -38,6 +47,7 @@ struct GroupTerms {
     std::uint32_t shape = 0;  // into shapes
     std::uint32_t first = 0;  // its transfers' terms: terms[first, first + count), schedule order
     std::uint32_t count = 0;
+    bool translates = false;  // every link of its routes translates (UnitTranslation::shift)
   };
   struct Shape {
     std::vector<double> key;  // what equality of shapes compares (group_shape_key)
@@ -63,6 +73,7 @@ struct GroupTerms {
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> shape_index;  // key hash -> shapes
   std::vector<Sized> sized;
   std::unordered_map<SizedKey, std::uint32_t, SizedKeyHash> sized_index;
+  UnitTranslation translation;  // of the fabric's topology
 };
 
 class GroupSetPricing {
@@ -71,23 +82,38 @@ class GroupSetPricing {
   explicit GroupSetPricing(NetworkContext& context);
 
   // Contract: `c` on every group of `set` (c.ranks unused). The first call of a (group's ranks, op,
-  // algorithm) on the fabric schedules and routes that group; later calls cost, per group, the
-  // algorithm's choice and a pass over its transfers' links, plus one schedule and closed form per
-  // distinct (shape, size) on the fabric. Throws what make_schedule throws (a group the algorithm
-  // cannot run).
+  // algorithm) on the fabric schedules and routes that group, or its image in unit 0 and core 0
+  // (see above); later calls cost, per group, the algorithm's choice and a pass over its
+  // transfers' links (a translated group: over its image's distinct links), plus one schedule and
+  // closed form per distinct (shape, size) on the fabric. Throws what make_schedule throws (a
+  // group the algorithm cannot run).
   AnalyticResult price(const Collective& c, ReplicaSetId set);
 
  private:
+  // A group's plan, and the units and cores its ranks lie beyond the plan's (0, 0: its own plan).
+  struct GroupRef {
+    std::uint32_t plan = 0;  // + 1 (0: none yet)
+    std::int32_t units = 0;
+    std::int32_t cores = 0;
+  };
+  using LinkBytes = std::vector<std::pair<LinkId, double>>;
+
   Collective group_call(const Collective& c, ReplicaSetId set, std::size_t g) const;
-  std::uint32_t plan_of(const Collective& group, Algorithm a, ReplicaSetId set, std::size_t g);
+  GroupRef plan_of(const Collective& group, Algorithm a, ReplicaSetId set, std::size_t g);
+  std::uint32_t find_or_schedule(const Collective& group, Algorithm a);
+  // The group tally of `plan` at `size`: its transfers' bytes per link, in link order.
+  LinkBytes group_bytes(const GroupTerms::GroupPlan& plan, const GroupTerms::Sized& size);
   std::uint32_t shape_of(std::vector<double> key, std::uint32_t plan);
   const GroupTerms::Sized& sized(std::uint32_t shape, const Collective& c, Algorithm a);
 
   NetworkContext& context_;
   GroupTerms& shared_;
-  // (set, op, algorithm) -> per group of the set: its plan in shared_ + 1 (0: none yet)
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> plan_index_;
+  // (set, op, algorithm) -> per group of the set
+  std::unordered_map<std::uint64_t, std::vector<GroupRef>> plan_index_;
   LinkTally group_tally_, set_tally_;
+  std::vector<int> image_ranks_;  // scratch: a group's ranks shifted into unit 0
+  // Within one price(): the group tallies of the plans translated groups are images of.
+  std::vector<std::pair<std::uint32_t, LinkBytes>> image_bytes_;
 };
 
 }  // namespace trnsim::net

@@ -255,11 +255,17 @@ const Route& Router::path(int src_rank, int dst_rank) {
   const int src_chip = dm.chip_of(src_rank), dst_chip = dm.chip_of(dst_rank);
   const auto key = pair_key(src_rank, dst_chip);
   if (const std::uint32_t* i = paths_.find(key)) return routes_[*i];
-  const Route network = route(src_chip, dst_chip);  // a copy: the next push may move routes_
+  const Route& found = route(src_chip, dst_chip);
+  const auto at = static_cast<std::uint32_t>(&found - routes_.data());
+  const Route network = found;  // a copy: the next push may move routes_
   bool dma = src_chip == dst_chip;
   if (!dma && topo_->cluster().instance.chip.family == hw::Family::Trainium) {
     dma = topo_->link(store_[network.first]).kind != LinkKind::EfaPort;
   }
+  // The path is the route itself (EFA, NVLink): returned, neither copied nor indexed, as the
+  // route's own index finds it again. At 65,536 chips the pairs across EFA are a million, and a
+  // second index of them was about a tenth of a replay (its growth, its pages).
+  if (!dma) return routes_[at];
   Route r;
   r.first = static_cast<std::uint32_t>(store_.size());
   if (dma) store_.push_back(topo_->dma_link(src_rank));

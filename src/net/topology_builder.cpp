@@ -11,6 +11,7 @@
 namespace trnsim::net {
 
 void TopologyBuilder::build(Topology& t) {
+  reserve(t);
   chips(t);
   switch (t.cluster_.instance.topology) {
     case hw::IntraTopology::Single: break;
@@ -20,6 +21,29 @@ void TopologyBuilder::build(Topology& t) {
   }
   if (t.cluster_.instance.topology == hw::IntraTopology::Torus2D) ultraserver_ring(t);
   clos(t);
+}
+
+// Room for the links the rules below can wire, at most (merged torus ports and a fabric that
+// turns out absent only leave some unused): at 65,536 chips the link list and its index would
+// otherwise be copied and rehashed at every doubling, about twenty times.
+void TopologyBuilder::reserve(Topology& t) {
+  const hw::InstanceSpec& inst = t.cluster_.instance;
+  const auto chips = static_cast<std::size_t>(t.devices_.chips());
+  std::size_t per_chip = 0;  // links between chips or to switches, per chip
+  switch (inst.topology) {
+    case hw::IntraTopology::Single: break;
+    case hw::IntraTopology::Torus2D: per_chip = 4 + 2; break;   // torus ports, Z ring
+    case hw::IntraTopology::NvSwitch: per_chip = 2; break;      // up and down
+    case hw::IntraTopology::Switched: per_chip = 2 + 2 + 2; break;  // server, UltraServer, inter-rack
+  }
+  per_chip += 2;  // EFA port, both ways
+  const hw::FabricSpec& fab = t.cluster_.fabric;
+  const auto leaves = static_cast<std::size_t>(std::max(1, (t.cluster_.instances + std::max(1, fab.leaf_radix) - 1) /
+                                                               std::max(1, fab.leaf_radix)) *
+                                               std::max(1, inst.chips));
+  const std::size_t indexed = chips * per_chip + 2 * leaves * static_cast<std::size_t>(std::max(0, fab.spines));
+  t.links_.reserve(static_cast<std::size_t>(t.devices_.ranks()) + indexed);
+  t.link_index_.reserve(indexed);
 }
 
 // Chips are vertices [0, chips); links [0, ranks) are the ranks' DMA links, loops on their chip.

@@ -7,6 +7,7 @@ class TopologyBuilder {
   static void build(Topology& t);
 
  private:
+  static void reserve(Topology& t);
   static void chips(Topology& t);
   static void torus(Topology& t);
   static void ultraserver_ring(Topology& t);

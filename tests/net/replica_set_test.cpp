@@ -195,3 +195,73 @@ TEST_CASE("network: networks sharing a fabric price group sets as each on its ow
     CHECK(shared_links[i].bytes == own_links[i].bytes);
   }
 }
+
+TEST_CASE("network: groups inside later UltraServers cost what one call per group costs, as images of the first's") {
+  // Two trn2u-like UltraServers of 4 instances (4 x 4 torus, 2 ranks per chip: 128 ranks each)
+  // over EFA. The analytic model prices a group inside UltraServer 1 as the image of the same
+  // group in UltraServer 0 (net-internal unit_translation.hpp); one start() per group routes
+  // each group itself. Both must give the same completion and, link by link, the same bytes.
+  auto c = test::torus_cluster(4, 4, 2, 8);
+  c.instance.ultraserver_instances = 4;
+  c.instance.ultraserver_link = {256e9, 2e-6};
+  c.fabric.spines = 4;
+  const double s = 8e6;
+  // Per UltraServer u (first rank 128 u): 8 ranks on the torus row of chips 0-3 of instance 0,
+  // the same row in instance 2, and a Z ring over chip 5's first core in its 4 instances (32
+  // ranks per instance). Two last groups cross EFA on the same chips, the second one core on.
+  std::vector<std::vector<int>> groups;
+  for (int u = 0; u < 2; ++u) {
+    groups.push_back(test::iota(8, 128 * u));
+    groups.push_back(test::iota(8, 128 * u + 64));
+    groups.push_back({128 * u + 10, 128 * u + 42, 128 * u + 74, 128 * u + 106});
+  }
+  groups.push_back({0, 128, 32, 160});
+  groups.push_back({1, 129, 33, 161});  // the same chips one core on: priced as the image of the last
+  for (const CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather}) {
+    INFO("op " << static_cast<int>(op));
+    std::vector<std::int32_t> ranks;
+    for (const auto& g : groups) {
+      if (g.size() == 4) ranks.insert(ranks.end(), g.begin(), g.end());
+    }
+    std::vector<std::int32_t> rows;
+    for (const auto& g : groups) {
+      if (g.size() == 8) rows.insert(rows.end(), g.begin(), g.end());
+    }
+    sim::Engine each_engine, set_engine;
+    const auto each_fabric = std::make_shared<net::Fabric>(c);
+    const auto set_fabric = std::make_shared<net::Fabric>(c);
+    net::Network each(each_fabric, NetworkModelKind::Analytic, each_engine);
+    net::Network sets(set_fabric, NetworkModelKind::Analytic, set_engine);
+    sim::Time each_rows, each_rings, set_rows, set_rings;
+    for (const auto& g : groups) {
+      sim::Time& last = g.size() == 8 ? each_rows : each_rings;
+      each.start(net::Collective{op, g, s, Algorithm::Ring}, [&] { last = std::max(last, each_engine.now()); });
+    }
+    each_engine.run();
+    const net::Collective call{op, {}, s, Algorithm::Ring};
+    sets.start_group_set(call, sets.add_group_set(rows, 8), [&] { set_rows = set_engine.now(); });
+    sets.start_group_set(call, sets.add_group_set(ranks, 4), [&] { set_rings = set_engine.now(); });
+    set_engine.run();
+    CHECK(set_rows == each_rows);
+    CHECK(set_rings == each_rings);
+    CHECK(set_engine.events_processed() == 2);
+    // The same links, each with the same bytes: one start() adds a group's bytes link by link in
+    // group order, as the set's tally does, so the sums are equal, not just close.
+    const auto a = each.link_usage();
+    const auto b = sets.link_usage();
+    REQUIRE(a.size() == b.size());
+    int z_links = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].id == b[i].id);
+      CHECK(a[i].bytes == b[i].bytes);
+      z_links += a[i].kind == net::LinkKind::UltraServerZ;
+    }
+    // Both Z rings (4 instances each) send one way round: 4 Z links each. The EFA groups run in
+    // ring order (ring_order: by instance), 0 -> 32 -> 128 -> 160 -> 0: the steps 0 -> 32 and
+    // 128 -> 160 stay inside an UltraServer, on one Z link each; their core-1 twins are on the
+    // same chips, so on the same two Z links.
+    CHECK(z_links == 8 + 2);
+    // UltraServer 1's rows and ring, and the second EFA group, were not routed: only their images.
+    CHECK(set_fabric->router.cached_routes() < each_fabric->router.cached_routes());
+  }
+}

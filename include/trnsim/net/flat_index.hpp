@@ -26,6 +26,9 @@ class FlatIndex {
   // Contract: stores `value` for `key`, which must not be stored yet nor be kEmpty (InternalError).
   // Amortised O(1); doubles the table when it would pass half full.
   void insert(std::uint64_t key, std::uint32_t value);
+  // Contract: room for `n` keys in all without growing (a builder that knows its count rehashes
+  // once instead of at every doubling). O(n + size).
+  void reserve(std::size_t n);
   std::size_t size() const { return size_; }
 
  private:
@@ -36,6 +39,7 @@ class FlatIndex {
     return static_cast<std::size_t>(key ^ (key >> 31)) & mask_;
   }
   void grow();
+  void rehash(std::size_t capacity);  // a power of two, more than twice size_
 
   std::vector<std::uint64_t> keys_;
   std::vector<std::uint32_t> values_;

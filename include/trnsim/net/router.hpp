@@ -47,8 +47,9 @@ class Router {
   const Route& route(int src_chip, int dst_chip);
   // Contract: the links a transfer from src_rank to dst_rank crosses: its route, after the
   // sender's DMA link where DMA engines move it (see above); path(r, r) is r's DMA link alone
-  // (a reduction reading its operand). First call per (src_rank, dst chip): route() and a copy;
-  // later calls one hash lookup.
+  // (a reduction reading its operand). First call per (src_rank, dst chip): route(), and a copy
+  // with the DMA link in front where there is one (kept: later calls one hash lookup); else the
+  // route itself (later calls two lookups, this index's and route()'s).
   const Route& path(int src_rank, int dst_rank);
   std::span<const LinkId> links(const Route& r) const {
     return {store_.data() + r.first, static_cast<std::size_t>(r.hops)};

@@ -2,18 +2,23 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 
 namespace trnsim::report {
 
 LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, double step_time_s, std::size_t top_n) {
   LinkUtilisation out;
-  std::vector<LinkLoad> loads;
-  loads.reserve(links.size());
+  auto fraction_of = [&](const net::LinkUsage& l) { return step_time_s > 0 ? l.busy_s / step_time_s : 0; };
+  // The links that carried traffic, by index; only the top_n busiest are copied (names and all):
+  // a 65,536-chip cluster has 655,360 links.
+  std::vector<std::uint32_t> loaded;
+  loaded.reserve(links.size());
   std::array<LinkKindLoad, net::kLinkKinds> kinds{};
-  for (const net::LinkUsage& l : links) {
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const net::LinkUsage& l = links[i];
     if (l.bytes <= 0 && l.busy_s <= 0) continue;
-    const double fraction = step_time_s > 0 ? l.busy_s / step_time_s : 0;
-    loads.push_back({l.id, l.kind, l.src, l.dst, l.bandwidth, l.bytes, l.busy_s, fraction});
+    loaded.push_back(static_cast<std::uint32_t>(i));
+    const double fraction = fraction_of(l);
     LinkKindLoad& k = kinds[static_cast<std::size_t>(l.kind)];
     k.kind = l.kind;
     ++k.links;
@@ -26,12 +31,20 @@ LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, double s
     k.mean_busy_fraction /= static_cast<double>(k.links);
     out.kinds.push_back(k);
   }
-  std::sort(loads.begin(), loads.end(), [](const LinkLoad& a, const LinkLoad& b) {
-    if (a.busy_fraction != b.busy_fraction) return a.busy_fraction > b.busy_fraction;
-    return a.id < b.id;
-  });
-  if (loads.size() > top_n) loads.resize(top_n);
-  out.top = std::move(loads);
+  // Busy fraction descending, link id on ties: a total order, so the top is the same whatever
+  // the sorting algorithm.
+  const auto busier = [&](std::uint32_t a, std::uint32_t b) {
+    const double fa = fraction_of(links[a]), fb = fraction_of(links[b]);
+    if (fa != fb) return fa > fb;
+    return links[a].id < links[b].id;
+  };
+  const std::size_t top = std::min(top_n, loaded.size());
+  std::partial_sort(loaded.begin(), loaded.begin() + static_cast<std::ptrdiff_t>(top), loaded.end(), busier);
+  out.top.reserve(top);
+  for (std::size_t i = 0; i < top; ++i) {
+    const net::LinkUsage& l = links[loaded[i]];
+    out.top.push_back({l.id, l.kind, l.src, l.dst, l.bandwidth, l.bytes, l.busy_s, fraction_of(l)});
+  }
   return out;
 }
 
