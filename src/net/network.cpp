@@ -92,11 +92,13 @@ std::vector<LinkUsage> Network::link_usage() const {
     const LinkTotals t = model_->link_totals(l);
     if (!(t.bytes > 0)) continue;
     const Link& link = topo.link(l);
-    // A DMA link loops on its chip, one per rank (Topology::dma_link): name the rank it serves.
-    std::string dst = link.kind == LinkKind::Dma ? fmt::format("rank {}", l) : topo.vertex_name(link.dst);
-    out.push_back(LinkUsage{l, link.kind, topo.vertex_name(link.src), std::move(dst), link.bandwidth, t.bytes, t.busy_s});
+    out.push_back(LinkUsage{l, link.kind, topo.vertex(link.src), topo.vertex(link.dst), link.bandwidth, t.bytes, t.busy_s});
   }
   return out;
+}
+
+std::string LinkUsage::dst_name() const {
+  return kind == LinkKind::Dma ? fmt::format("rank {}", id) : vertex_label(dst);
 }
 
 NetworkCounters Network::counters() const { return model_->counters(); }

@@ -73,9 +73,8 @@ VertexId Topology::leaf(int rail, int instance) const {
   return leaves_[static_cast<std::size_t>(group * rails_ + rail)];
 }
 
-std::string Topology::vertex_name(VertexId v) const {
-  const Vertex& x = vertex(v);
-  return fmt::format("{}{}", to_string(x.kind), x.index);
-}
+std::string vertex_label(const Vertex& v) { return fmt::format("{}{}", to_string(v.kind), v.index); }
+
+std::string Topology::vertex_name(VertexId v) const { return vertex_label(vertex(v)); }
 
 }  // namespace trnsim::net

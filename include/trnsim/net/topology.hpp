@@ -63,6 +63,8 @@ struct Vertex {
   VertexKind kind = VertexKind::Chip;
   int index = 0;  // chip: global chip index; switch: index among switches of its kind
 };
+// "chip12", "leaf3": the vertex's kind and index (Topology::vertex_name).
+std::string vertex_label(const Vertex& v);
 
 struct Link {
   VertexId src = 0;

@@ -43,7 +43,7 @@ LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, double s
   out.top.reserve(top);
   for (std::size_t i = 0; i < top; ++i) {
     const net::LinkUsage& l = links[loaded[i]];
-    out.top.push_back({l.id, l.kind, l.src, l.dst, l.bandwidth, l.bytes, l.busy_s, fraction_of(l)});
+    out.top.push_back({l.id, l.kind, l.src_name(), l.dst_name(), l.bandwidth, l.bytes, l.busy_s, fraction_of(l)});
   }
   return out;
 }

@@ -64,7 +64,7 @@ std::string links_section(const replay::StepRun& run, double step_s) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto& l = *top[i];
     out += fmt::format("<tr><td>{} &rarr; {}</td><td>{}</td><td class=\"num\">{:.1f} GB/s</td><td class=\"num\">{}</td>",
-                       escape(l.src), escape(l.dst), escape(trnsim::to_string(l.kind)), l.bandwidth / 1e9,
+                       escape(l.src_name()), escape(l.dst_name()), escape(trnsim::to_string(l.kind)), l.bandwidth / 1e9,
                        human_bytes(l.bytes));
     out += busy_cell(l.busy_s / step_s) + "</tr>\n";
   }
