@@ -10,9 +10,10 @@
 //
 // Used by GroupSetPricing to price a group inside one unit as the image of the same group in unit
 // 0, and a group whose ranks all sit c cores into their chips as the image of the group c cores
-// back (the same chips, so the same routes but for the DMA links): its routes (the torus and Z-ring routing rules read only positions inside an instance and
-// the source's instance, and each chip's links are wired in the same order in every unit) and so
-// its transfers' terms are the images of unit 0's, its time the same.
+// back (the same chips, so the same routes but for the DMA links). Its routes are the images of
+// unit 0's (the torus and Z-ring routing rules read only positions inside an instance and the
+// source's instance, and each chip's links are wired in the same order in every unit), and so
+// are its transfers' terms: its time is the same.
 #include <array>
 
 #include "trnsim/net/topology.hpp"
