@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "trnsim/error.hpp"
+#include "trnsim/net/analytic_cache.hpp"
 #include "trnsim/net/fabric.hpp"
 
 namespace trnsim::net {
@@ -38,19 +39,6 @@ std::vector<double> group_shape_key(const Collective& group, const Schedule& s, 
     }
   }
   return key;
-}
-
-// FNV-1a over a group's op, algorithm and ranks: GroupTerms::plan_index's key.
-std::uint64_t group_hash(CollectiveOp op, Algorithm a, std::span<const int> ranks) {
-  std::uint64_t h = 1469598103934665603ULL;
-  const auto mix = [&h](std::uint64_t w) {
-    h ^= w;
-    h *= 1099511628211ULL;
-  };
-  mix(static_cast<std::uint64_t>(op));
-  mix(static_cast<std::uint64_t>(a));
-  for (const int r : ranks) mix(static_cast<std::uint32_t>(r));
-  return h;
 }
 
 GroupTerms& terms_of(Fabric& fabric) {
@@ -156,7 +144,7 @@ GroupSetPricing::GroupRef GroupSetPricing::plan_of(const Collective& group, Algo
 
 std::uint32_t GroupSetPricing::find_or_schedule(const Collective& group, Algorithm a) {
   // The same ranks, op and algorithm scheduled before on this fabric (by this plan or an earlier one).
-  std::vector<std::uint32_t>& alike = shared_.plan_index[group_hash(group.op, a, group.ranks)];
+  std::vector<std::uint32_t>& alike = shared_.plan_index[hash_key(CollectiveKeyView{group.op, a, 0.0, group.ranks})];
   for (const std::uint32_t p : alike) {
     const GroupTerms::GroupPlan& known = shared_.plans[p];
     if (known.op == group.op && known.algorithm == a && known.ranks == group.ranks) return p;

@@ -68,7 +68,7 @@ struct GroupTerms {
 
   std::vector<TransferTerms> terms;  // every plan's transfers
   std::vector<GroupPlan> plans;
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> plan_index;   // (op, algorithm, ranks) hash -> plans
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> plan_index;   // hash_key(op, algorithm, 0, ranks) -> plans
   std::vector<Shape> shapes;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> shape_index;  // key hash -> shapes
   std::vector<Sized> sized;

@@ -268,7 +268,7 @@ const Route& Router::path(int src_rank, int dst_rank) {
   if (!dma) return routes_[at];
   Route r;
   r.first = static_cast<std::uint32_t>(store_.size());
-  if (dma) store_.push_back(topo_->dma_link(src_rank));
+  store_.push_back(topo_->dma_link(src_rank));
   for (std::uint32_t i = 0; i < network.hops; ++i) {
     const LinkId l = store_[network.first + i];
     store_.push_back(l);
