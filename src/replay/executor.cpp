@@ -23,7 +23,6 @@ using workload::TaskKind;
 
 constexpr std::size_t kStreams = static_cast<std::size_t>(workload::kStreamCount);
 constexpr TaskId kNoTask = 0xffffffffu;
-constexpr std::uint32_t kNoSlot = 0xffffffffu;
 // Pricing key of a rank with nothing on the network (a real key is the HBM demand, >= 0).
 constexpr double kOffNetwork = -1;
 
@@ -99,11 +98,6 @@ class Run {
     if (!std::is_sorted(ranks.begin(), ranks.end())) {
       throw InternalError("replay: StepGraph::simulated_ranks must be ascending");
     }
-    // Only for ranks dense enough that the table stays small (a trace may number its ranks sparsely).
-    if (!ranks.empty() && ranks.front() >= 0 && static_cast<std::size_t>(ranks.back()) < 16 * ranks.size() + 65536) {
-      slot_by_rank_.assign(static_cast<std::size_t>(ranks.back()) + 1, kNoSlot);
-      for (std::size_t i = 0; i < ranks.size(); ++i) slot_by_rank_[static_cast<std::size_t>(ranks[i])] = static_cast<std::uint32_t>(i);
-    }
     std::vector<std::size_t> per_stream(ranks.size() * kStreams, 0);
     for (const Task& task : graph_.tasks) ++per_stream[queue_index(task)];
     queues_.resize(per_stream.size());
@@ -144,13 +138,7 @@ class Run {
     for (std::uint32_t c = 0; c < graph_.calls; ++c) awaiting_[c].arm(members_.of(c).size());
   }
 
-  // StepGraph::rank_slot from a table by rank (several lookups per task, on every event path),
-  // falling back to it, and its InternalError, for a rank the table does not hold.
-  std::size_t rank_slot(std::int32_t rank) const {
-    const auto r = static_cast<std::size_t>(rank);
-    if (rank >= 0 && r < slot_by_rank_.size() && slot_by_rank_[r] != kNoSlot) return slot_by_rank_[r];
-    return graph_.rank_slot(rank);
-  }
+  std::size_t rank_slot(std::int32_t rank) const { return graph_.rank_slot(rank); }
 
   std::size_t queue_index(const Task& task) const {
     return rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream);
@@ -322,7 +310,6 @@ class Run {
   Timeline timeline_;
   std::vector<sim::Countdown> deps_left_;  // per task: dependencies not yet finished
   std::vector<StreamQueue> queues_;
-  std::vector<std::uint32_t> slot_by_rank_;  // per rank up to the last simulated one: its slot, or kNoSlot
   std::vector<std::uint32_t> on_network_;  // per simulated rank: collectives/transfers in flight
   std::vector<double> hbm_demand_;         // per simulated rank: collective HBM bytes/s in flight
   std::vector<double> call_demand_;        // per call: what it added to each member's demand

@@ -10,7 +10,6 @@
 
 #include "trnsim/replay/step_size.hpp"
 #include "trnsim/workload/pipeline_schedule.hpp"
-#include "trnsim/workload/rank_slot_cache.hpp"
 
 namespace trnsim::replay {
 namespace {
@@ -99,11 +98,10 @@ std::optional<sim::Time> steady_period(const FastForwardShape& shape, const Step
     return rank * static_cast<std::size_t>(span) + static_cast<std::size_t>(j);
   };
   std::vector<std::vector<workload::TaskId>> tasks(ranks * static_cast<std::size_t>(span));
-  workload::RankSlotCache rank_slot(g);
   for (std::size_t t = 0; t < g.tasks.size(); ++t) {
     const workload::Task& task = g.tasks[t];
     if (task.micro_batch < lo || task.micro_batch >= shape.steady_hi) continue;
-    tasks[slot(rank_slot(task.rank), task.micro_batch - lo)].push_back(static_cast<workload::TaskId>(t));
+    tasks[slot(g.rank_slot(task.rank), task.micro_batch - lo)].push_back(static_cast<workload::TaskId>(t));
   }
   const auto& spans = second.timeline.spans;
   std::optional<sim::Time> period;

@@ -8,7 +8,6 @@
 #include <fmt/core.h>
 
 #include "trnsim/error.hpp"
-#include "trnsim/workload/rank_slot_cache.hpp"
 
 namespace trnsim::replay {
 namespace {
@@ -69,7 +68,6 @@ double estimate_step_seconds(const workload::StepGraph& graph, const std::vector
   // Each (simulated rank, stream) runs one task at a time, so its tasks' durations add up to a
   // lower bound of the step.
   std::vector<double> per_stream(graph.simulated_ranks.size() * workload::kStreamCount, 0.0);
-  workload::RankSlotCache slot(graph);
   for (const workload::Task& t : graph.tasks) {
     double s = 0;
     if (t.kind == workload::TaskKind::Compute) {
@@ -82,7 +80,7 @@ double estimate_step_seconds(const workload::StepGraph& graph, const std::vector
           (fastest > 0 ? bytes / 2 / fastest : 0);
     }
     if (!(s >= 0)) s = std::numeric_limits<double>::infinity();  // NaN counts as too long
-    per_stream[slot(t.rank) * workload::kStreamCount + static_cast<std::size_t>(t.stream)] += s;
+    per_stream[graph.rank_slot(t.rank) * workload::kStreamCount + static_cast<std::size_t>(t.stream)] += s;
   }
   return per_stream.empty() ? 0 : *std::max_element(per_stream.begin(), per_stream.end());
 }

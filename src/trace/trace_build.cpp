@@ -109,6 +109,7 @@ struct Builder {
     g.replica_sets = std::move(doc.pairs);
     g.works = std::move(doc.works);
     for (const TraceRank& r : doc.ranks) g.simulated_ranks.push_back(r.rank);
+    g.index_ranks();
 
     // Node index per rank: (id -> position), checked for duplicates.
     std::vector<NodeIndex> index(doc.ranks.size());

@@ -1,7 +1,6 @@
 #include "trnsim/workload/flops.hpp"
 
 #include "trnsim/workload/model_math.hpp"
-#include "trnsim/workload/rank_slot_cache.hpp"
 
 namespace trnsim::workload {
 
@@ -37,10 +36,9 @@ std::vector<double> simulated_rank_flops(const StepGraph& graph) {
   for (std::size_t w = 0; w < graph.works.size(); ++w) {
     for (const auto& k : graph.works[w].kernels) work_flops[w] += k.flops;
   }
-  RankSlotCache slot(graph);
   for (const Task& t : graph.tasks) {
     if (t.kind != TaskKind::Compute) continue;
-    const std::size_t at = slot(t.rank);  // an unsimulated rank is reported before a bad index
+    const std::size_t at = graph.rank_slot(t.rank);  // an unsimulated rank is reported before a bad index
     out[at] += work_flops.at(t.index);
   }
   return out;

@@ -14,6 +14,17 @@ void throw_bad_group_set(std::uint32_t set, std::size_t sets) {
   throw InternalError(fmt::format("StepGraph: collective on group set {} of {}", set, sets));
 }
 
+void StepGraph::index_ranks() {
+  slot_by_rank.clear();
+  const auto& ranks = simulated_ranks;
+  if (ranks.empty() || ranks.front() < 0 || !std::is_sorted(ranks.begin(), ranks.end())) return;
+  const auto last = static_cast<std::size_t>(ranks.back());
+  if (last >= 16 * ranks.size() + 65536) return;
+  constexpr std::uint32_t kNone = 0xffffffffu;
+  slot_by_rank.assign(last + 1, kNone);
+  for (std::size_t i = 0; i < ranks.size(); ++i) slot_by_rank[static_cast<std::size_t>(ranks[i])] = static_cast<std::uint32_t>(i);
+}
+
 CallMembers call_members(const StepGraph& graph) {
   CallMembers m;
   const std::size_t calls = graph.calls;

@@ -137,9 +137,21 @@ struct StepGraph {
   std::uint32_t calls = 0;                  // number of distinct collective calls (Task::call)
   std::vector<std::string> findings;        // layout findings (a TP group spanning instances)
 
+  // Per real rank up to the last simulated one: its slot in simulated_ranks (index_ranks); empty
+  // when the graph was not indexed or its ranks are too sparse for a table.
+  std::vector<std::uint32_t> slot_by_rank;
+
   // Contract: the index of `rank` in simulated_ranks, the slot of per-simulated-rank arrays.
-  // Throws InternalError for a rank that is not simulated. O(log simulated ranks), no allocation.
+  // Throws InternalError for a rank that is not simulated. O(1) from slot_by_rank when it holds
+  // the rank, else O(log simulated ranks); no allocation. A stale table is never trusted: the
+  // slot it gives must hold the rank.
   std::size_t rank_slot(std::int32_t rank) const;
+  // Contract: fills slot_by_rank from simulated_ranks (ascending) when the table stays small
+  // (the largest rank below 16 x simulated ranks + 65,536; a trace may number its ranks
+  // sparsely); clears it otherwise. Every builder calls it once simulated_ranks is final, since
+  // replay and reports look a slot up per task (a binary search there was 2-4 % of a sweep's
+  // plan). O(largest rank).
+  void index_ranks();
   // Contract: c's groups; throws InternalError for a group set out of range. O(1).
   const GroupSet& groups_of(const Collective& c) const;
   // The replicas of a Transfer task's index (empty past replica_sets' end). O(1).
@@ -160,6 +172,11 @@ inline const GroupSet& StepGraph::groups_of(const Collective& c) const {
 }
 
 inline std::size_t StepGraph::rank_slot(std::int32_t rank) const {
+  // A negative rank wraps past any table.
+  if (const auto r = static_cast<std::size_t>(static_cast<std::uint32_t>(rank)); r < slot_by_rank.size()) {
+    const std::uint32_t s = slot_by_rank[r];
+    if (s < simulated_ranks.size() && simulated_ranks[s] == rank) return s;
+  }
   const auto it = std::lower_bound(simulated_ranks.begin(), simulated_ranks.end(), rank);
   if (it == simulated_ranks.end() || *it != rank) throw_unsimulated_rank(rank);
   return static_cast<std::size_t>(it - simulated_ranks.begin());

@@ -6,7 +6,6 @@
 #include "trnsim/report/analysis/step_report.hpp"
 #include "trnsim/workload/flops.hpp"
 #include "trnsim/workload/plan.hpp"
-#include "trnsim/workload/rank_slot_cache.hpp"
 #include "trnsim/workload/software.hpp"
 
 namespace trnsim::report {
@@ -84,12 +83,11 @@ void hbm_bound_kernels(const replay::StepRun& run, const cost::ComputeModel& com
 
 std::vector<double> rank_compute_seconds(const replay::StepRun& run) {
   std::vector<double> out(run.graph.simulated_ranks.size(), 0);
-  workload::RankSlotCache slot(run.graph);
   for (std::size_t t = 0; t < run.graph.tasks.size(); ++t) {
     const auto& task = run.graph.tasks[t];
     if (task.kind != workload::TaskKind::Compute) continue;
     const auto& span = run.timeline.spans[t];
-    out[slot(task.rank)] += (span.end - span.active).to_seconds();
+    out[run.graph.rank_slot(task.rank)] += (span.end - span.active).to_seconds();
   }
   return out;
 }
@@ -97,9 +95,8 @@ std::vector<double> rank_compute_seconds(const replay::StepRun& run) {
 std::vector<double> stage_compute_seconds(const workload::StepGraph& graph, const std::vector<double>& rank_seconds) {
   std::vector<std::int32_t> rank_stage(graph.simulated_ranks.size(), 0);
   std::int32_t stages = 0;
-  workload::RankSlotCache slot(graph);
   for (const auto& task : graph.tasks) {
-    rank_stage[slot(task.rank)] = task.stage;
+    rank_stage[graph.rank_slot(task.rank)] = task.stage;
     stages = std::max(stages, task.stage + 1);
   }
   std::vector<double> out(static_cast<std::size_t>(stages), 0);

@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <numeric>
 
-#include "trnsim/workload/rank_slot_cache.hpp"
 
 namespace trnsim::report {
 namespace {
@@ -143,8 +142,7 @@ Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timelin
 std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const replay::Timeline& timeline) {
   const auto& ranks = graph.simulated_ranks;
   std::vector<std::vector<workload::TaskId>> by_rank(ranks.size());
-  workload::RankSlotCache slot(graph);
-  for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) by_rank[slot(graph.tasks[t].rank)].push_back(t);
+  for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) by_rank[graph.rank_slot(graph.tasks[t].rank)].push_back(t);
   std::vector<Breakdown> out;
   out.reserve(ranks.size());
   for (std::size_t i = 0; i < ranks.size(); ++i) out.push_back(breakdown_of(graph, timeline, ranks[i], by_rank[i]));
