@@ -5,6 +5,7 @@
 
 #include "hand_graph.hpp"
 #include "test_models.hpp"
+#include "trnsim/error.hpp"
 #include "trnsim/workload/build_step.hpp"
 #include "trnsim/workload/step_graph_order.hpp"
 
@@ -121,4 +122,33 @@ TEST_CASE("step graph order: built steps are ordered, every dependency before it
       check_order(g, check_acyclic(g));
     }
   }
+}
+
+TEST_CASE("rank_slot: the dense table, a stale one and none give each rank its index in simulated_ranks", "[workload]") {
+  StepGraph g;
+  g.simulated_ranks = {0, 5, 64, 4095};  // one rank per stage of a 4-stage layout, say
+  const auto expect_slots = [&] {
+    // The slot is the rank's position in the ascending list, by definition.
+    CHECK(g.rank_slot(0) == 0);
+    CHECK(g.rank_slot(5) == 1);
+    CHECK(g.rank_slot(64) == 2);
+    CHECK(g.rank_slot(4095) == 3);
+    CHECK_THROWS_AS(g.rank_slot(6), InternalError);
+    CHECK_THROWS_AS(g.rank_slot(-1), InternalError);
+    CHECK_THROWS_AS(g.rank_slot(4096), InternalError);
+  };
+  expect_slots();  // no table: the search
+  g.index_ranks();
+  CHECK(g.slot_by_rank.size() == 4096);  // up to the largest simulated rank
+  expect_slots();
+  // The list changes after indexing: the table's slot no longer holds the rank, so it is ignored.
+  g.simulated_ranks = {5, 64, 4095};
+  CHECK(g.rank_slot(5) == 0);
+  CHECK(g.rank_slot(4095) == 2);
+  CHECK_THROWS_AS(g.rank_slot(0), InternalError);
+  // Ranks too sparse for a table (4 ranks, the largest past 16 x 4 + 65,536): no table, the search.
+  g.simulated_ranks = {0, 1, 2, 1 << 20};
+  g.index_ranks();
+  CHECK(g.slot_by_rank.empty());
+  CHECK(g.rank_slot(1 << 20) == 3);
 }
