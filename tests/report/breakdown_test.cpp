@@ -40,3 +40,38 @@ TEST_CASE("breakdown: parts add up to the step time and overlap goes to compute 
   CHECK(at(b, Part::Bubble) == Approx(2));
   CHECK(b.total() == Approx(16e-6));
 }
+
+TEST_CASE("breakdown: the per-stream sweep and the general one (a stream out of time order) agree with the hand count") {
+  // The same activity as above, listed so that each stream's tasks run in id order (the sweep by
+  // stream) and then with the compute stream's two tasks swapped in id order (the general sweep):
+  //   forward [0, 4) and [5, 6), backward [8, 10); TP [3, 7) -> exposed in [4, 5) and [6, 7): 2 us;
+  //   PP send [7, 9) -> exposed in [7, 8): 1 us; bubble [10, 12): 2 us; step time 12 us.
+  workload::StepGraph g;
+  g.simulated_ranks = {0};
+  const workload::Task fwd{.kind = TaskKind::Compute, .stream = Stream::Compute, .category = Category::Forward};
+  const workload::Task bwd{.kind = TaskKind::Compute, .stream = Stream::Compute, .category = Category::Backward};
+  const workload::Task tp{.kind = TaskKind::Collective, .stream = Stream::TpComm, .category = Category::TpComm};
+  const workload::Task pp{.kind = TaskKind::Transfer, .stream = Stream::PpComm, .category = Category::PpComm};
+  const replay::Span f1{us(0), us(0), us(4)}, f2{us(5), us(5), us(6)}, b1{us(8), us(8), us(10)};
+  const replay::Span t1{us(3), us(3), us(7)}, p1{us(7), us(7), us(9)};
+  replay::Timeline tl;
+  tl.step_time = us(12);
+  const auto expect = [&](const report::Breakdown& b) {
+    CHECK(at(b, Part::Forward) == Approx(5));
+    CHECK(at(b, Part::Backward) == Approx(2));
+    CHECK(at(b, Part::ExposedTp) == Approx(2));
+    CHECK(at(b, Part::ExposedPp) == Approx(1));
+    CHECK(at(b, Part::Bubble) == Approx(2));
+    CHECK(b.total() == Approx(12e-6));
+  };
+  SECTION("each stream in time order") {
+    g.tasks = {fwd, tp, fwd, pp, bwd};
+    tl.spans = {f1, t1, f2, p1, b1};
+    expect(report::rank_breakdown(g, tl, 0));
+  }
+  SECTION("the compute stream out of time order") {
+    g.tasks = {fwd, bwd, tp, fwd, pp};
+    tl.spans = {f2, b1, t1, f1, p1};
+    expect(report::rank_breakdown(g, tl, 0));
+  }
+}

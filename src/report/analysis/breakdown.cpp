@@ -1,9 +1,11 @@
 #include "trnsim/report/analysis/breakdown.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <numeric>
-
+#include <optional>
+#include <vector>
 
 namespace trnsim::report {
 namespace {
@@ -11,6 +13,8 @@ namespace {
 using workload::Category;
 using workload::Stream;
 using workload::TaskKind;
+
+constexpr std::size_t kStreams = static_cast<std::size_t>(workload::kStreamCount);
 
 // An interval of one rank's activity and the part it would be charged to, with a priority:
 // a lower value wins where intervals overlap.
@@ -71,29 +75,26 @@ double Breakdown::compute() const {
 
 namespace {
 
-Breakdown breakdown_of(const workload::StepGraph& graph, const replay::Timeline& timeline,
-                       std::int32_t rank, const std::vector<workload::TaskId>& tasks) {
-  std::vector<Interval> intervals;
-  intervals.reserve(tasks.size());
-  for (const workload::TaskId t : tasks) {
-    const auto& task = graph.tasks[t];
-    const auto& span = timeline.spans[t];
-    // A collective member counts from the call's start on the network: before it, the rank
-    // waits for another member (another stage, the drain), which is no communication of its own.
-    const sim::Time begin = task.kind == TaskKind::Collective ? span.active : span.start;
-    if (span.end <= begin) continue;
-    const Part part = task.kind == TaskKind::Compute ? compute_part(task.category) : comm_part(task.stream);
-    intervals.push_back({begin, span.end, part, priority_of(part)});
-  }
-  // Sweep the elementary segments between all interval boundaries; each goes to the active
-  // interval of best priority, or to the bubble. The boundaries in order: the begins come sorted
-  // with the intervals, so only the ends are sorted apart and the two merged (half the sorting
-  // of all boundaries at once; the same cuts).
+// The interval a task occupies in the breakdown, or nullopt when it is empty. A collective
+// member counts from the call's start on the network: before it, the rank waits for another
+// member (another stage, the drain), which is no communication of its own.
+std::optional<Interval> interval_of(const workload::Task& task, const replay::Span& span) {
+  const sim::Time begin = task.kind == TaskKind::Collective ? span.active : span.start;
+  if (span.end <= begin) return std::nullopt;
+  const Part part = task.kind == TaskKind::Compute ? compute_part(task.category) : comm_part(task.stream);
+  return Interval{begin, span.end, part, priority_of(part)};
+}
+
+// Sweep the elementary segments between all interval boundaries; each goes to the active interval
+// of best priority, or to the bubble. Any intervals, in any order: O(n log n).
+Breakdown sweep_any(std::vector<Interval> intervals, sim::Time step_time, std::int32_t rank) {
+  // The boundaries in order: the begins come sorted with the intervals, so only the ends are
+  // sorted apart and the two merged (half the sorting of all boundaries at once; the same cuts).
   std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
   std::vector<sim::Time> ends;
   ends.reserve(intervals.size() + 2);
   ends.push_back(sim::Time::zero());
-  ends.push_back(timeline.step_time);
+  ends.push_back(step_time);
   for (const auto& iv : intervals) ends.push_back(iv.end);
   std::sort(ends.begin(), ends.end());
   std::vector<sim::Time> cuts;
@@ -112,7 +113,7 @@ Breakdown breakdown_of(const workload::StepGraph& graph, const replay::Timeline&
   std::size_t next = 0;
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
     const sim::Time lo = cuts[i], hi = cuts[i + 1];
-    if (hi > timeline.step_time) break;
+    if (hi > step_time) break;
     std::erase_if(active, [lo](const Interval* iv) { return iv->end <= lo; });
     while (next < intervals.size() && intervals[next].begin <= lo) active.push_back(&intervals[next++]);
     Part part = Part::Bubble;
@@ -126,6 +127,71 @@ Breakdown breakdown_of(const workload::StepGraph& graph, const replay::Timeline&
     out.seconds[static_cast<int>(part)] += (hi - lo).to_seconds();
   }
   return out;
+}
+
+// The same sweep where each stream's intervals are disjoint and in time order (a stream runs one
+// task at a time, and build_step emits a stream's tasks in the order they run): at any moment at
+// most one interval per stream is active, so the next cut is the least next boundary of the
+// streams, and nothing is sorted. The cuts, and the order the segments are added in, are
+// sweep_any's, so the sums are the same to the bit. O(n x streams).
+Breakdown sweep_streams(const std::array<std::vector<Interval>, kStreams>& lanes, sim::Time step_time,
+                        std::int32_t rank) {
+  Breakdown out;
+  out.rank = rank;
+  std::array<std::size_t, kStreams> at{};  // per lane: its first interval that ends after `t`
+  sim::Time t = sim::Time::zero();
+  while (t < step_time) {
+    sim::Time next = step_time;
+    Part part = Part::Bubble;
+    int best = 1 << 30;
+    for (std::size_t s = 0; s < kStreams; ++s) {
+      if (at[s] == lanes[s].size()) continue;
+      const Interval& iv = lanes[s][at[s]];
+      if (iv.begin > t) {
+        next = std::min(next, iv.begin);
+        continue;
+      }
+      next = std::min(next, iv.end);
+      if (iv.priority < best) {
+        best = iv.priority;
+        part = iv.part;
+      }
+    }
+    if (next > step_time) break;
+    out.seconds[static_cast<int>(part)] += (next - t).to_seconds();
+    t = next;
+    for (std::size_t s = 0; s < kStreams; ++s) {
+      if (at[s] < lanes[s].size() && lanes[s][at[s]].end <= t) ++at[s];
+    }
+  }
+  return out;
+}
+
+Breakdown breakdown_of(const workload::StepGraph& graph, const replay::Timeline& timeline,
+                       std::int32_t rank, const std::vector<workload::TaskId>& tasks) {
+  // Lanes by stream, each checked to be disjoint and in time order, and compute only on the
+  // compute stream (else two compute parts could tie on priority, which sweep_any breaks by
+  // begin): then sweep_streams; otherwise (a trace's graph may differ) sweep_any.
+  std::array<std::vector<Interval>, kStreams> lanes;
+  bool ordered = true;
+  for (const workload::TaskId t : tasks) {
+    const auto& task = graph.tasks[t];
+    const auto iv = interval_of(task, timeline.spans[t]);
+    if (!iv) continue;
+    auto& lane = lanes[static_cast<std::size_t>(task.stream)];
+    if ((!lane.empty() && iv->begin < lane.back().end) ||
+        (task.kind == TaskKind::Compute && task.stream != Stream::Compute)) {
+      ordered = false;
+    }
+    lane.push_back(*iv);
+  }
+  if (ordered) return sweep_streams(lanes, timeline.step_time, rank);
+  std::vector<Interval> all;  // in task order, as sweep_any's tie-break among equal begins expects
+  all.reserve(tasks.size());
+  for (const workload::TaskId t : tasks) {
+    if (const auto iv = interval_of(graph.tasks[t], timeline.spans[t])) all.push_back(*iv);
+  }
+  return sweep_any(std::move(all), timeline.step_time, rank);
 }
 
 }  // namespace
