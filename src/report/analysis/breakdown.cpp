@@ -167,28 +167,30 @@ Breakdown sweep_streams(const std::array<std::vector<Interval>, kStreams>& lanes
   return out;
 }
 
-Breakdown breakdown_of(const workload::StepGraph& graph, const replay::Timeline& timeline,
-                       std::int32_t rank, const std::vector<workload::TaskId>& tasks) {
-  // Lanes by stream, each checked to be disjoint and in time order, and compute only on the
-  // compute stream (else two compute parts could tie on priority, which sweep_any breaks by
-  // begin): then sweep_streams; otherwise (a trace's graph may differ) sweep_any.
-  std::array<std::vector<Interval>, kStreams> lanes;
+// One rank's intervals by stream, and whether sweep_streams applies: each stream's disjoint and
+// in time order, and compute only on the compute stream (else two compute parts could tie on
+// priority, which sweep_any breaks by begin). A trace's graph may not be; build_step's are.
+struct Lanes {
+  std::array<std::vector<Interval>, kStreams> by_stream;
   bool ordered = true;
-  for (const workload::TaskId t : tasks) {
-    const auto& task = graph.tasks[t];
-    const auto iv = interval_of(task, timeline.spans[t]);
-    if (!iv) continue;
-    auto& lane = lanes[static_cast<std::size_t>(task.stream)];
-    if ((!lane.empty() && iv->begin < lane.back().end) ||
+  void add(const workload::Task& task, const Interval& iv) {
+    auto& lane = by_stream[static_cast<std::size_t>(task.stream)];
+    if ((!lane.empty() && iv.begin < lane.back().end) ||
         (task.kind == TaskKind::Compute && task.stream != Stream::Compute)) {
       ordered = false;
     }
-    lane.push_back(*iv);
+    lane.push_back(iv);
   }
-  if (ordered) return sweep_streams(lanes, timeline.step_time, rank);
-  std::vector<Interval> all;  // in task order, as sweep_any's tie-break among equal begins expects
-  all.reserve(tasks.size());
-  for (const workload::TaskId t : tasks) {
+};
+
+// `rank`'s breakdown from its lanes; when they are not ordered, sweep_any over the rank's tasks in
+// task order (its tie-break among equal begins depends on that order).
+Breakdown breakdown_of(const workload::StepGraph& graph, const replay::Timeline& timeline, std::int32_t rank,
+                       const Lanes& lanes) {
+  if (lanes.ordered) return sweep_streams(lanes.by_stream, timeline.step_time, rank);
+  std::vector<Interval> all;
+  for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
+    if (graph.tasks[t].rank != rank) continue;
     if (const auto iv = interval_of(graph.tasks[t], timeline.spans[t])) all.push_back(*iv);
   }
   return sweep_any(std::move(all), timeline.step_time, rank);
@@ -198,20 +200,26 @@ Breakdown breakdown_of(const workload::StepGraph& graph, const replay::Timeline&
 
 Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline,
                          std::int32_t rank) {
-  std::vector<workload::TaskId> tasks;
+  Lanes lanes;
   for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
-    if (graph.tasks[t].rank == rank) tasks.push_back(t);
+    const workload::Task& task = graph.tasks[t];
+    if (task.rank != rank) continue;
+    if (const auto iv = interval_of(task, timeline.spans[t])) lanes.add(task, *iv);
   }
-  return breakdown_of(graph, timeline, rank, tasks);
+  return breakdown_of(graph, timeline, rank, lanes);
 }
 
 std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const replay::Timeline& timeline) {
   const auto& ranks = graph.simulated_ranks;
-  std::vector<std::vector<workload::TaskId>> by_rank(ranks.size());
-  for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) by_rank[graph.rank_slot(graph.tasks[t].rank)].push_back(t);
+  std::vector<Lanes> lanes(ranks.size());
+  for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
+    const workload::Task& task = graph.tasks[t];
+    Lanes& rank_lanes = lanes[graph.rank_slot(task.rank)];
+    if (const auto iv = interval_of(task, timeline.spans[t])) rank_lanes.add(task, *iv);
+  }
   std::vector<Breakdown> out;
   out.reserve(ranks.size());
-  for (std::size_t i = 0; i < ranks.size(); ++i) out.push_back(breakdown_of(graph, timeline, ranks[i], by_rank[i]));
+  for (std::size_t i = 0; i < ranks.size(); ++i) out.push_back(breakdown_of(graph, timeline, ranks[i], lanes[i]));
   return out;
 }
 
