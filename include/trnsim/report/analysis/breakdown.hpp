@@ -31,11 +31,13 @@ struct Breakdown {
   double compute() const;  // forward + backward + recompute + optimizer
 };
 
-// Contract: the breakdown of `rank` over [0, timeline.step_time]. Cost: O(n log n) in the rank's tasks.
+// Contract: the breakdown of `rank` over [0, timeline.step_time]. Cost: O(n) in the rank's tasks
+// when each of its streams' intervals come in time order in task-id order (build_step's graphs),
+// else O(n log n); O(all tasks) to find the rank's.
 Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline, std::int32_t rank);
 
 // Contract: the breakdown of every simulated rank, indexed like graph.simulated_ranks. Cost: one
-// rank_breakdown per simulated rank.
+// pass over the tasks, then each rank's sweep as rank_breakdown's.
 std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const replay::Timeline& timeline);
 
 // The index of the breakdown with the most compute time; ties go to the lowest index. 0 when empty.
