@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "trnsim/replay/step_size.hpp"
 #include "trnsim/workload/pipeline_schedule.hpp"
@@ -58,6 +59,7 @@ workload::ResolvedPlan with_micro_batches(const workload::ResolvedPlan& resolved
 std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                    std::string* why) {
   auto refuse = [&](std::string reason) -> std::optional<FastForwardShape> {
+    spdlog::debug("fast-forward: not tried: {}", reason);
     if (why != nullptr) *why = std::move(reason);
     return std::nullopt;
   };
@@ -84,6 +86,8 @@ std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const
   s.periods = (s.micro_batches - m1) / s.period;
   std::tie(s.steady_lo, s.steady_hi) = steady_window(plan, m1 + s.period);
   s.check_lo = s.steady_hi - checked;
+  spdlog::debug("fast-forward: {} micro-batches as {} + {} periods of {}; checking micro-batches [{}, {}) of {}",
+                s.micro_batches, s.reduced, s.periods, s.period, s.check_lo, s.steady_hi, s.reduced + s.period);
   return s;
 }
 
@@ -144,11 +148,19 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
   out.second = prepare_step(input, with_micro_batches(resolved, shape.reduced + shape.period));
   replay_step(input, out.second, fabric);
   const std::optional<sim::Time> period = steady_period(shape, out.second);
-  if (!period) return std::nullopt;
+  if (!period) {
+    spdlog::debug("fast-forward: the {}-micro-batch replay does not repeat every {} micro-batch(es): full replay",
+                  shape.reduced + shape.period, shape.period);
+    return std::nullopt;
+  }
   out.first = prepare_step(input, with_micro_batches(resolved, shape.reduced));
   replay_step(input, out.first, fabric);
   out.period = *period;
-  if (!steady_state_repeats(shape, out.first, out.second, out.period)) return std::nullopt;
+  if (!steady_state_repeats(shape, out.first, out.second, out.period)) {
+    spdlog::debug("fast-forward: the {}- and {}-micro-batch replays differ by other than one period: full replay",
+                  shape.reduced, shape.reduced + shape.period);
+    return std::nullopt;
+  }
   // The real step in picoseconds; past the clock's range the full replay reports it as an error.
   sim::Time::Rep added = 0, total = 0;
   if (__builtin_mul_overflow(out.period.picoseconds(), shape.periods, &added) ||
