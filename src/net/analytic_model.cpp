@@ -6,7 +6,9 @@
 namespace trnsim::net {
 
 AnalyticModel::AnalyticModel(NetworkContext& context)
-    : context_(context), link_bytes_(static_cast<std::size_t>(context.topology.link_count()), 0.0), group_sets_(context) {
+    : context_(context),
+      link_bytes_(static_cast<std::size_t>(context.topology.link_count()), 0.0),
+      group_sets_(context, tally_, set_tally_) {
   tally_.bytes.assign(link_bytes_.size(), 0.0);
   set_tally_.bytes.assign(link_bytes_.size(), 0.0);
 }

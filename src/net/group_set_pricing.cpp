@@ -55,11 +55,8 @@ std::size_t GroupTerms::SizedKeyHash::operator()(const SizedKey& k) const {
   return static_cast<std::size_t>((static_cast<std::uint64_t>(k.shape) * 1099511628211ULL) ^ k.bytes);
 }
 
-GroupSetPricing::GroupSetPricing(NetworkContext& context) : context_(context), shared_(terms_of(*context.fabric)) {
-  const auto links = static_cast<std::size_t>(context.topology.link_count());
-  group_tally_.bytes.assign(links, 0.0);
-  set_tally_.bytes.assign(links, 0.0);
-}
+GroupSetPricing::GroupSetPricing(NetworkContext& context, LinkTally& group_tally, LinkTally& set_tally)
+    : context_(context), shared_(terms_of(*context.fabric)), group_tally_(group_tally), set_tally_(set_tally) {}
 
 Collective GroupSetPricing::group_call(const Collective& c, ReplicaSetId set, std::size_t g) const {
   const GroupSet& groups = context_.group_sets[set];

@@ -78,8 +78,11 @@ struct GroupTerms {
 
 class GroupSetPricing {
  public:
-  // Contract: uses (creating it when absent) the group terms of the context's fabric.
-  explicit GroupSetPricing(NetworkContext& context);
+  // Contract: uses (creating it when absent) the group terms of the context's fabric, and the two
+  // tallies (sized to the topology's links, empty) as scratch between calls of price(): their
+  // owner may use them between calls (the analytic model lends its own: at 65,536 chips each is
+  // 7 MB to zero and fault in).
+  GroupSetPricing(NetworkContext& context, LinkTally& group_tally, LinkTally& set_tally);
 
   // Contract: `c` on every group of `set` (c.ranks unused). The first call of a (group's ranks, op,
   // algorithm) on the fabric schedules and routes that group, or its image in unit 0 and core 0
@@ -110,7 +113,8 @@ class GroupSetPricing {
   GroupTerms& shared_;
   // (set, op, algorithm) -> per group of the set
   std::unordered_map<std::uint64_t, std::vector<GroupRef>> plan_index_;
-  LinkTally group_tally_, set_tally_;
+  LinkTally& group_tally_;  // one group's link bytes
+  LinkTally& set_tally_;    // the set's
   std::vector<int> image_ranks_;  // scratch: a group's ranks shifted into unit 0
   // Within one price(): the group tallies of the plans translated groups are images of.
   std::vector<std::pair<std::uint32_t, LinkBytes>> image_bytes_;
