@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "trnsim/error.hpp"
+#include "trnsim/huge_pages.hpp"
 #include "trnsim/net/analytic_cache.hpp"
 #include "trnsim/net/fabric.hpp"
 
@@ -152,6 +153,9 @@ std::uint32_t GroupSetPricing::find_or_schedule(const Collective& group, Algorit
   plan.algorithm = a;
   plan.ranks = group.ranks;
   plan.first = static_cast<std::uint32_t>(shared_.terms.size());
+  std::size_t transfers = 0;
+  for (const Phase& p : s.phases) transfers += p.transfers.size();
+  grow_huge(shared_.terms, transfers);  // millions of terms at 65,536 chips: on huge pages
   for (const Phase& p : s.phases) context_.closed_form.phase_terms(p, shared_.terms);
   plan.count = static_cast<std::uint32_t>(shared_.terms.size()) - plan.first;
   const std::span<const TransferTerms> terms{shared_.terms.data() + plan.first, plan.count};

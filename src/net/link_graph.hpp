@@ -11,9 +11,11 @@ struct LinkGraph {
   // Vertex descriptors are VertexIds; each edge carries its LinkId (the link's attributes are
   // Topology::link(id)). A vertex's out-edges are in wiring order: a breadth-first search meets a
   // vertex's neighbours in the order the builder wired them, which routing uses as its tie-break.
-  // Compressed sparse rows, built once from the finished link list: two arrays, where an
-  // adjacency list allocated each edge's property on its own (at 65,536 chips, 917,504 of them).
-  using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, LinkId>;
+  // Compressed sparse rows of 32-bit indices, built once from the finished link list: three
+  // arrays, where an adjacency list allocated each edge's property on its own (at 65,536 chips,
+  // 917,504 of them).
+  using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, LinkId, boost::no_property,
+                                                   std::uint32_t, std::uint32_t>;
   using Edge = boost::graph_traits<Graph>::edge_descriptor;
   using VertexDescriptor = boost::graph_traits<Graph>::vertex_descriptor;
   // Contract: the graph of `vertices` vertices and `links`, every link an edge. O(vertices + links).

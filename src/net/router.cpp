@@ -13,6 +13,7 @@
 
 #include "link_graph.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/huge_pages.hpp"
 
 namespace trnsim::net {
 
@@ -158,7 +159,7 @@ class Router::Search {
     found_ = false;
     Fifo fifo{this};
     const auto color = boost::make_iterator_property_map(color_.begin(), boost::get(boost::vertex_index, *graph_));
-    boost::breadth_first_visit(g, static_cast<std::size_t>(stage.src), fifo, Visitor{this}, color);
+    boost::breadth_first_visit(g, static_cast<LinkGraph::VertexDescriptor>(stage.src), fifo, Visitor{this}, color);
     if (found_) {
       const std::size_t first = path.size();
       for (VertexId v = stage.dst; v != stage.src; v = topo_->link(pred_[static_cast<std::size_t>(v)]).src) {
@@ -219,6 +220,8 @@ Router::~Router() = default;
 const Route& Router::route(int src_chip, int dst_chip) {
   const auto key = pair_key(src_chip, dst_chip);
   if (const std::uint32_t* i = cache_.find(key)) return routes_[*i];
+  // The stores grow to millions of entries at 65,536 chips: on huge pages (huge_pages.hpp).
+  grow_huge(store_, 8);
   Route r;
   r.first = static_cast<std::uint32_t>(store_.size());
   if (src_chip != dst_chip) {
@@ -277,6 +280,7 @@ const Route& Router::path(int src_rank, int dst_rank) {
   // route's own index finds it again. At 65,536 chips the pairs across EFA are a million, and a
   // second index of them was about a tenth of a replay (its growth, its pages).
   if (!dma) return routes_[at];
+  grow_huge(store_, 1 + network.hops);
   Route r;
   r.first = static_cast<std::uint32_t>(store_.size());
   store_.push_back(topo_->dma_link(src_rank));
@@ -298,6 +302,7 @@ void Router::finish(Route& r) {
     r.latency += l.latency;
     r.bottleneck = std::min(r.bottleneck, l.bandwidth);
   }
+  grow_huge(routes_);
   routes_.push_back(r);
 }
 

@@ -1,5 +1,11 @@
 #include "trnsim/net/topology.hpp"
 
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <utility>
+#include <vector>
+
 #include <fmt/core.h>
 
 #include "link_graph.hpp"
@@ -8,20 +14,54 @@
 
 namespace trnsim::net {
 
+namespace {
+// The links named by a list of ids, as the (source, target) pairs the graph's sorted constructor
+// reads (an input iterator: no array of pairs beside the link list).
+class LinkEnds {
+ public:
+  using Pair = std::pair<std::uint32_t, std::uint32_t>;
+  using iterator_category = std::input_iterator_tag;
+  using value_type = Pair;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const Pair*;
+  using reference = Pair;
+  LinkEnds(const std::vector<Link>& links, const LinkId* at) : links_(&links), at_(at) {}
+  Pair operator*() const {
+    const Link& l = (*links_)[static_cast<std::size_t>(*at_)];
+    return {static_cast<std::uint32_t>(l.src), static_cast<std::uint32_t>(l.dst)};
+  }
+  const Pair* operator->() const {
+    ends_ = **this;
+    return &ends_;
+  }
+  LinkEnds& operator++() {
+    ++at_;
+    return *this;
+  }
+  LinkEnds operator++(int) {
+    LinkEnds before = *this;
+    ++at_;
+    return before;
+  }
+  bool operator==(const LinkEnds& o) const { return at_ == o.at_; }
+
+ private:
+  const std::vector<Link>* links_;
+  const LinkId* at_;
+  mutable Pair ends_{};
+};
+}  // namespace
+
 LinkGraph::LinkGraph(std::size_t vertices, const std::vector<Link>& links) {
-  // The links sorted by source, in wiring order within a source (a counting sort), as the sorted
-  // constructor wants them.
-  std::vector<std::size_t> start(vertices + 1, 0);
+  // The link ids sorted by source, in wiring order within a source (a counting sort), as the
+  // sorted constructor wants them; they are also the edges' properties.
+  std::vector<std::uint32_t> start(vertices + 1, 0);
   for (const Link& l : links) ++start[static_cast<std::size_t>(l.src) + 1];
   for (std::size_t v = 0; v < vertices; ++v) start[v + 1] += start[v];
-  std::vector<std::pair<std::size_t, std::size_t>> edges(links.size());
   std::vector<LinkId> ids(links.size());
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    const std::size_t at = start[static_cast<std::size_t>(links[i].src)]++;
-    edges[at] = {static_cast<std::size_t>(links[i].src), static_cast<std::size_t>(links[i].dst)};
-    ids[at] = static_cast<LinkId>(i);
-  }
-  graph = Graph(boost::edges_are_sorted, edges.begin(), edges.end(), ids.begin(), vertices);
+  for (std::size_t i = 0; i < links.size(); ++i) ids[start[static_cast<std::size_t>(links[i].src)]++] = static_cast<LinkId>(i);
+  graph = Graph(boost::edges_are_sorted, LinkEnds(links, ids.data()), LinkEnds(links, ids.data() + ids.size()),
+                ids.begin(), static_cast<std::uint32_t>(vertices), static_cast<std::uint32_t>(links.size()));
 }
 
 Topology::Topology(const hw::ClusterSpec& cluster) : cluster_(cluster), devices_(cluster) {
@@ -70,7 +110,7 @@ std::pair<LinkId, LinkId> Topology::add_duplex(VertexId u, VertexId v, LinkKind 
 
 LinkId Topology::find_link(VertexId u, VertexId v) const {
   const LinkGraph::Graph& g = graph_->graph;
-  for (auto [e, end] = boost::out_edges(static_cast<std::size_t>(u), g); e != end; ++e) {
+  for (auto [e, end] = boost::out_edges(static_cast<std::uint32_t>(u), g); e != end; ++e) {
     const LinkId l = g[*e];
     if (static_cast<VertexId>(boost::target(*e, g)) == v && links_[static_cast<std::size_t>(l)].kind != LinkKind::Dma) {
       return l;

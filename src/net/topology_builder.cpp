@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "topology_builder.hpp"
+#include "trnsim/huge_pages.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/net/topology.hpp"
 
@@ -42,7 +43,7 @@ void TopologyBuilder::reserve(Topology& t) {
                                                                std::max(1, fab.leaf_radix)) *
                                                std::max(1, inst.chips));
   const std::size_t indexed = chips * per_chip + 2 * leaves * static_cast<std::size_t>(std::max(0, fab.spines));
-  t.links_.reserve(static_cast<std::size_t>(t.devices_.ranks()) + indexed);
+  reserve_huge(t.links_, static_cast<std::size_t>(t.devices_.ranks()) + indexed);
 }
 
 // Chips are vertices [0, chips); links [0, ranks) are the ranks' DMA links, loops on their chip.
