@@ -78,7 +78,8 @@ AnalyticResult GroupSetPricing::price(const Collective& c, ReplicaSetId set) {
     const GroupTerms::Sized& size = sized(plan.shape, c, a);
     all.time = std::max(all.time, size.time);
     // The group's link bytes summed on their own first, as AnalyticModel::result credits them;
-    // a translated group's are its image's, link by link in the same (link) order.
+    // a translated group's are its image's, link by link (each link once: the order of the list
+    // changes no sum).
     if (ref.units == 0 && ref.cores == 0) {
       for (const auto& [link, bytes] : group_bytes(plan, size)) set_tally_.add(link, bytes);
       continue;

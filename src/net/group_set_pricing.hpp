@@ -21,7 +21,7 @@
 // cross translates; a group whose ranks all sit c > 0 cores into their chips, as the image of the
 // group c cores back (the same chips and routes, DMA links c further). Such a group has no
 // schedule, route or terms of its own: its time is the image's (the same terms), its link bytes
-// the image's per-group tally with each link moved, which keeps their order. Across the Clos only
+// the image's per-group tally with each link moved. Across the Clos only
 // the core shift applies (the spine is a hash of the chip pair, the same for both groups).
 //
 // The result is what one closed form and link tally per group give (AnalyticModel::result), to
@@ -104,7 +104,8 @@ class GroupSetPricing {
   Collective group_call(const Collective& c, ReplicaSetId set, std::size_t g) const;
   GroupRef plan_of(const Collective& group, Algorithm a, ReplicaSetId set, std::size_t g);
   std::uint32_t find_or_schedule(const Collective& group, Algorithm a);
-  // The group tally of `plan` at `size`: its transfers' bytes per link, in link order.
+  // The group tally of `plan` at `size`: its transfers' bytes per link, each link once (in the
+  // order its transfers first cross them).
   LinkBytes group_bytes(const GroupTerms::GroupPlan& plan, const GroupTerms::Sized& size);
   std::uint32_t shape_of(std::vector<double> key, std::uint32_t plan);
   const GroupTerms::Sized& sized(std::uint32_t shape, const Collective& c, Algorithm a);
