@@ -1,12 +1,12 @@
 #pragma once
 // Large arrays backed by transparent huge pages. Where Linux gives huge pages only on request
-// (THP "madvise", Debian's default), every first touch of a 4 KiB page of a fresh array is a page
-// fault of its own; in a virtual machine each costs microseconds, and at 65,536 chips the
-// per-link and per-route arrays (tens of MB) made about a third of a run's time of them.
-// advise_huge_pages asks for 2 MiB pages over the whole 2 MiB pages inside an array not touched
-// yet (madvise MADV_HUGEPAGE): a hint, which changes no value and is nothing elsewhere or when
-// refused. Arrays under 4 MiB are left alone (at most one huge page would fit). Kept at the top of
-// include/trnsim, like error.hpp: the layers that hold such arrays (net, workload) use it.
+// (THP "madvise", as on the machine of the README's figures), every first touch of a 4 KiB page
+// of a fresh array is a page fault of its own; in a virtual machine each costs microseconds, and
+// at 65,536 chips page faults were about a third of a run, most in the per-link and per-route
+// arrays. advise_huge_pages asks for 2 MiB pages over the whole 2 MiB pages inside an array not
+// touched yet (madvise MADV_HUGEPAGE): a hint, which changes no value and is nothing elsewhere or
+// when refused. Arrays under 4 MiB are left alone (at most one huge page would fit). Kept at the
+// top of include/trnsim, like error.hpp, for any layer that holds such arrays (today: net).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

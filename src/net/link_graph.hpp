@@ -13,7 +13,7 @@ struct LinkGraph {
   // vertex's neighbours in the order the builder wired them, which routing uses as its tie-break.
   // Compressed sparse rows of 32-bit indices, built once from the finished link list: three
   // arrays, where an adjacency list allocated each edge's property on its own (at 65,536 chips,
-  // 917,504 of them).
+  // 802,816 of them).
   using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, LinkId, boost::no_property,
                                                    std::uint32_t, std::uint32_t>;
   using Edge = boost::graph_traits<Graph>::edge_descriptor;
