@@ -68,7 +68,7 @@ class AnalyticModel final : public NetworkModel {
   NetworkContext& context_;
   AnalyticCache cache_;              // one result per distinct collective
   std::vector<double> link_bytes_;  // per link, carried so far by start() and start_transfer()
-  LinkTally tally_, set_tally_;     // scratch for result() and for a pair set's pairs
+  LinkTally tally_, set_tally_;     // scratch for result() and for a pair set's pairs, lent to group_sets_
   GroupSetPricing group_sets_;      // the first call of each distinct (group set, op, algorithm, size)
   std::vector<std::vector<Route>> pair_routes_;  // per pair set, once routed: its pairs' routes
   std::unordered_map<SetKey, std::uint32_t, SetKeyHash> set_index_;  // into set_calls_

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "trnsim/error.hpp"
+#include "trnsim/huge_pages.hpp"
 
 namespace trnsim::net {
 
@@ -29,6 +30,8 @@ void FlatIndex::reserve(std::size_t n) {
 void FlatIndex::rehash(std::size_t capacity) {
   std::vector<std::uint64_t> keys = std::move(keys_);
   std::vector<std::uint32_t> values = std::move(values_);
+  reserve_huge(keys_, capacity);  // a table of millions of routes: on huge pages (huge_pages.hpp)
+  reserve_huge(values_, capacity);
   keys_.assign(capacity, kEmpty);
   values_.assign(capacity, 0);
   mask_ = capacity - 1;

@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "trnsim/error.hpp"
+#include "trnsim/huge_pages.hpp"
 #include "trnsim/net/analytic_cache.hpp"
 #include "trnsim/net/fabric.hpp"
 
@@ -55,11 +56,8 @@ std::size_t GroupTerms::SizedKeyHash::operator()(const SizedKey& k) const {
   return static_cast<std::size_t>((static_cast<std::uint64_t>(k.shape) * 1099511628211ULL) ^ k.bytes);
 }
 
-GroupSetPricing::GroupSetPricing(NetworkContext& context) : context_(context), shared_(terms_of(*context.fabric)) {
-  const auto links = static_cast<std::size_t>(context.topology.link_count());
-  group_tally_.bytes.assign(links, 0.0);
-  set_tally_.bytes.assign(links, 0.0);
-}
+GroupSetPricing::GroupSetPricing(NetworkContext& context, LinkTally& group_tally, LinkTally& set_tally)
+    : context_(context), shared_(terms_of(*context.fabric)), group_tally_(group_tally), set_tally_(set_tally) {}
 
 Collective GroupSetPricing::group_call(const Collective& c, ReplicaSetId set, std::size_t g) const {
   const GroupSet& groups = context_.group_sets[set];
@@ -80,7 +78,8 @@ AnalyticResult GroupSetPricing::price(const Collective& c, ReplicaSetId set) {
     const GroupTerms::Sized& size = sized(plan.shape, c, a);
     all.time = std::max(all.time, size.time);
     // The group's link bytes summed on their own first, as AnalyticModel::result credits them;
-    // a translated group's are its image's, link by link in the same (link) order.
+    // a translated group's are its image's, link by link (each link once: the order of the list
+    // changes no sum).
     if (ref.units == 0 && ref.cores == 0) {
       for (const auto& [link, bytes] : group_bytes(plan, size)) set_tally_.add(link, bytes);
       continue;
@@ -155,6 +154,9 @@ std::uint32_t GroupSetPricing::find_or_schedule(const Collective& group, Algorit
   plan.algorithm = a;
   plan.ranks = group.ranks;
   plan.first = static_cast<std::uint32_t>(shared_.terms.size());
+  std::size_t transfers = 0;
+  for (const Phase& p : s.phases) transfers += p.transfers.size();
+  grow_huge(shared_.terms, transfers);  // millions of terms at 65,536 chips: on huge pages
   for (const Phase& p : s.phases) context_.closed_form.phase_terms(p, shared_.terms);
   plan.count = static_cast<std::uint32_t>(shared_.terms.size()) - plan.first;
   const std::span<const TransferTerms> terms{shared_.terms.data() + plan.first, plan.count};

@@ -21,7 +21,7 @@
 // cross translates; a group whose ranks all sit c > 0 cores into their chips, as the image of the
 // group c cores back (the same chips and routes, DMA links c further). Such a group has no
 // schedule, route or terms of its own: its time is the image's (the same terms), its link bytes
-// the image's per-group tally with each link moved, which keeps their order. Across the Clos only
+// the image's per-group tally with each link moved. Across the Clos only
 // the core shift applies (the spine is a hash of the chip pair, the same for both groups).
 //
 // The result is what one closed form and link tally per group give (AnalyticModel::result), to
@@ -78,8 +78,11 @@ struct GroupTerms {
 
 class GroupSetPricing {
  public:
-  // Contract: uses (creating it when absent) the group terms of the context's fabric.
-  explicit GroupSetPricing(NetworkContext& context);
+  // Contract: uses (creating it when absent) the group terms of the context's fabric, and the two
+  // tallies (sized to the topology's links, empty) as scratch between calls of price(): their
+  // owner may use them between calls (the analytic model lends its own: at 65,536 chips each is
+  // 7 MB to zero and fault in).
+  GroupSetPricing(NetworkContext& context, LinkTally& group_tally, LinkTally& set_tally);
 
   // Contract: `c` on every group of `set` (c.ranks unused). The first call of a (group's ranks, op,
   // algorithm) on the fabric schedules and routes that group, or its image in unit 0 and core 0
@@ -101,7 +104,8 @@ class GroupSetPricing {
   Collective group_call(const Collective& c, ReplicaSetId set, std::size_t g) const;
   GroupRef plan_of(const Collective& group, Algorithm a, ReplicaSetId set, std::size_t g);
   std::uint32_t find_or_schedule(const Collective& group, Algorithm a);
-  // The group tally of `plan` at `size`: its transfers' bytes per link, in link order.
+  // The group tally of `plan` at `size`: its transfers' bytes per link, each link once (in the
+  // order its transfers first cross them).
   LinkBytes group_bytes(const GroupTerms::GroupPlan& plan, const GroupTerms::Sized& size);
   std::uint32_t shape_of(std::vector<double> key, std::uint32_t plan);
   const GroupTerms::Sized& sized(std::uint32_t shape, const Collective& c, Algorithm a);
@@ -110,7 +114,8 @@ class GroupSetPricing {
   GroupTerms& shared_;
   // (set, op, algorithm) -> per group of the set
   std::unordered_map<std::uint64_t, std::vector<GroupRef>> plan_index_;
-  LinkTally group_tally_, set_tally_;
+  LinkTally& group_tally_;  // one group's link bytes
+  LinkTally& set_tally_;    // the set's
   std::vector<int> image_ranks_;  // scratch: a group's ranks shifted into unit 0
   // Within one price(): the group tallies of the plans translated groups are images of.
   std::vector<std::pair<std::uint32_t, LinkBytes>> image_bytes_;

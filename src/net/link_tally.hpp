@@ -12,8 +12,8 @@ struct LinkTally {
   std::vector<double> bytes;  // sized to the topology's link count, zero between takes
   std::vector<LinkId> touched;
   void add(LinkId l, double b);
-  // Contract: the links with bytes > 0, in link order; leaves the tally empty.
-  // O(touched log touched), or O(links) when more than an eighth of them were touched.
+  // Contract: the links with bytes > 0, each once, in the order they were first touched; leaves
+  // the tally empty. O(touched).
   std::vector<std::pair<LinkId, double>> take();
 };
 

@@ -6,6 +6,7 @@
 
 #include "network_model.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/huge_pages.hpp"
 
 namespace trnsim::net {
 
@@ -87,7 +88,7 @@ std::vector<LinkUsage> Network::link_usage() const {
   const Topology& topo = context_->topology;
   // Room for every link: moving hundreds of thousands of entries at each doubling cost as much as
   // filling them (65,536 chips: 655,360 links); the pages of links without traffic stay untouched.
-  out.reserve(static_cast<std::size_t>(topo.link_count()));
+  reserve_huge(out, static_cast<std::size_t>(topo.link_count()));
   for (LinkId l = 0; l < topo.link_count(); ++l) {
     const LinkTotals t = model_->link_totals(l);
     if (!(t.bytes > 0)) continue;

@@ -13,6 +13,7 @@
 
 #include "link_graph.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/huge_pages.hpp"
 
 namespace trnsim::net {
 
@@ -62,7 +63,8 @@ struct Stage {
   VertexId src = 0, dst = 0;
   // Torus: the source's instance and row, the destination's column and position in its instance.
   int instance = 0, row = 0, column = 0, position = 0;
-  // Clos: the spine the hash picks and the destination's leaf.
+  // Clos: the spine the hash picks (its index and vertex) and the destination's leaf.
+  int spine_index = 0;
   VertexId spine = -1, down_leaf = -1;
 
   bool opens(const Link& l) const {
@@ -100,25 +102,34 @@ struct Stage {
 
 // The up-down path a Clos stage opens is unique: the source's port to its rail leaf, then the
 // destination's port when that leaf holds it, else the uplink to the chosen spine, the downlink to
-// the destination's leaf and its port. Built link by link, it is what the breadth-first search
-// over the stage's open edges finds, without scanning a spine's links to every leaf (at 65,536
-// chips that scan was a quarter of a replay). False, with nothing appended, if a link is missing:
-// the caller searches then.
+// the destination's leaf and its port. Built from the topology's Clos tables, it is what the
+// breadth-first search over the stage's open edges finds, without scanning a spine's links to
+// every leaf (at 65,536 chips that scan was a quarter of a replay) nor looking pairs up. False,
+// with nothing appended, if a link is missing or not what the stage opens: the caller searches then.
 bool clos_path(const Stage& stage, int src_position, int src_instance, std::vector<LinkId>& store) {
   const Topology* topo = stage.topo;
   const VertexId up_leaf = topo->leaf(src_position, src_instance);
-  const std::array<VertexId, 5> hops =
-      up_leaf == stage.down_leaf ? std::array<VertexId, 5>{stage.src, up_leaf, stage.dst, -1, -1}
-                                 : std::array<VertexId, 5>{stage.src, up_leaf, stage.spine, stage.down_leaf, stage.dst};
-  const std::size_t first = store.size();
-  for (std::size_t i = 0; i + 1 < hops.size() && hops[i + 1] >= 0; ++i) {
-    const LinkId l = topo->find_link(hops[i], hops[i + 1]);
-    if (l < 0 || !stage.opens(topo->link(l))) {
-      store.resize(first);
-      return false;
-    }
-    store.push_back(l);
+  const int src = static_cast<int>(stage.src), dst = static_cast<int>(stage.dst);
+  std::array<LinkId, 4> links{};
+  std::array<VertexId, 5> hops{};
+  std::size_t n = 0;
+  if (up_leaf == stage.down_leaf) {
+    links = {topo->efa_port_up(src), topo->efa_port_down(dst), -1, -1};
+    hops = {stage.src, up_leaf, stage.dst, -1, -1};
+    n = 2;
+  } else {
+    links = {topo->efa_port_up(src), topo->clos_uplink(up_leaf, stage.spine_index),
+             topo->clos_downlink(stage.spine_index, stage.down_leaf), topo->efa_port_down(dst)};
+    hops = {stage.src, up_leaf, stage.spine, stage.down_leaf, stage.dst};
+    n = 4;
   }
+  for (std::size_t i = 0; i < n; ++i) {
+    // The link of the table joins the two hops, as find_link's would (pairs are distinct).
+    if (links[i] < 0) return false;
+    const Link& l = topo->link(links[i]);
+    if (l.src != hops[i] || l.dst != hops[i + 1] || !stage.opens(l)) return false;
+  }
+  store.insert(store.end(), links.begin(), links.begin() + static_cast<std::ptrdiff_t>(n));
   return true;
 }
 
@@ -148,7 +159,7 @@ class Router::Search {
     found_ = false;
     Fifo fifo{this};
     const auto color = boost::make_iterator_property_map(color_.begin(), boost::get(boost::vertex_index, *graph_));
-    boost::breadth_first_visit(g, static_cast<std::size_t>(stage.src), fifo, Visitor{this}, color);
+    boost::breadth_first_visit(g, static_cast<LinkGraph::VertexDescriptor>(stage.src), fifo, Visitor{this}, color);
     if (found_) {
       const std::size_t first = path.size();
       for (VertexId v = stage.dst; v != stage.src; v = topo_->link(pred_[static_cast<std::size_t>(v)]).src) {
@@ -209,6 +220,8 @@ Router::~Router() = default;
 const Route& Router::route(int src_chip, int dst_chip) {
   const auto key = pair_key(src_chip, dst_chip);
   if (const std::uint32_t* i = cache_.find(key)) return routes_[*i];
+  // The stores grow to millions of entries at 65,536 chips: on huge pages (huge_pages.hpp).
+  grow_huge(store_, 8);
   Route r;
   r.first = static_cast<std::uint32_t>(store_.size());
   if (src_chip != dst_chip) {
@@ -234,7 +247,8 @@ const Route& Router::route(int src_chip, int dst_chip) {
       } else if (stage.kind == StageKind::Clos) {
         // Between instances only: inside one, a pair the instance's own links do not join has no route.
         if (si == di || !topo_->has_clos()) continue;
-        stage.spine = topo_->spine(static_cast<int>(mix(key) % static_cast<std::uint64_t>(topo_->spine_count())));
+        stage.spine_index = static_cast<int>(mix(key) % static_cast<std::uint64_t>(topo_->spine_count()));
+        stage.spine = topo_->spine(stage.spine_index);
         stage.down_leaf = topo_->leaf(dst_chip % cpi, di);
       }
       found = (stage.kind == StageKind::Clos && clos_path(stage, src_chip % cpi, si, store_)) ||
@@ -266,6 +280,7 @@ const Route& Router::path(int src_rank, int dst_rank) {
   // route's own index finds it again. At 65,536 chips the pairs across EFA are a million, and a
   // second index of them was about a tenth of a replay (its growth, its pages).
   if (!dma) return routes_[at];
+  grow_huge(store_, 1 + network.hops);
   Route r;
   r.first = static_cast<std::uint32_t>(store_.size());
   store_.push_back(topo_->dma_link(src_rank));
@@ -287,6 +302,7 @@ void Router::finish(Route& r) {
     r.latency += l.latency;
     r.bottleneck = std::min(r.bottleneck, l.bandwidth);
   }
+  grow_huge(routes_);
   routes_.push_back(r);
 }
 

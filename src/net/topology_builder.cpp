@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "topology_builder.hpp"
+#include "trnsim/huge_pages.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/net/topology.hpp"
 
@@ -24,8 +25,8 @@ void TopologyBuilder::build(Topology& t) {
 }
 
 // Room for the links the rules below can wire, at most (merged torus ports and a fabric that
-// turns out absent only leave some unused): at 65,536 chips the link list and its index would
-// otherwise be copied and rehashed at every doubling, about twenty times.
+// turns out absent only leave some unused): at 65,536 chips the link list would otherwise be
+// copied at every doubling, about twenty times.
 void TopologyBuilder::reserve(Topology& t) {
   const hw::InstanceSpec& inst = t.cluster_.instance;
   const auto chips = static_cast<std::size_t>(t.devices_.chips());
@@ -42,8 +43,7 @@ void TopologyBuilder::reserve(Topology& t) {
                                                                std::max(1, fab.leaf_radix)) *
                                                std::max(1, inst.chips));
   const std::size_t indexed = chips * per_chip + 2 * leaves * static_cast<std::size_t>(std::max(0, fab.spines));
-  t.links_.reserve(static_cast<std::size_t>(t.devices_.ranks()) + indexed);
-  t.link_index_.reserve(indexed);
+  reserve_huge(t.links_, static_cast<std::size_t>(t.devices_.ranks()) + indexed);
 }
 
 // Chips are vertices [0, chips); links [0, ranks) are the ranks' DMA links, loops on their chip.
@@ -197,20 +197,32 @@ void TopologyBuilder::clos(Topology& t) {
   const double port = inst.efa.bandwidth / inst.chips;
   const double uplink = fab.leaf_radix * port / (fab.oversubscription * fab.spines);
   for (int s = 0; s < fab.spines; ++s) t.spines_.push_back(t.add_vertex(VertexKind::Spine, s));
+  const auto slots = static_cast<std::size_t>(groups) * static_cast<std::size_t>(t.rails_) * t.spines_.size();
+  t.clos_up_.reserve(slots);
+  t.clos_down_.reserve(slots);
   for (int g = 0; g < groups; ++g) {
     for (int r = 0; r < t.rails_; ++r) {
+      // Leaves are consecutive vertices: Topology::leaf_spine_slot counts on it.
       const VertexId leaf = t.add_vertex(VertexKind::Leaf, g * t.rails_ + r);
       t.leaves_.push_back(leaf);
       for (VertexId spine : t.spines_) {
-        t.add_duplex(leaf, spine, LinkKind::ClosUplink, LinkKind::ClosDownlink, uplink, fab.switch_latency,
-                     fab.switch_latency);
+        const auto [up, down] = t.add_duplex(leaf, spine, LinkKind::ClosUplink, LinkKind::ClosDownlink, uplink,
+                                             fab.switch_latency, fab.switch_latency);
+        t.clos_up_.push_back(up);
+        t.clos_down_.push_back(down);
       }
     }
   }
+  const auto chips = static_cast<std::size_t>(t.devices_.chips());
+  t.efa_up_.assign(chips, -1);
+  t.efa_down_.assign(chips, -1);
   for (int i = 0; i < t.cluster_.instances; ++i) {
     for (int r = 0; r < t.rails_; ++r) {
-      t.add_duplex(i * inst.chips + r, t.leaf(r, i), LinkKind::EfaPort, LinkKind::EfaPort, port, inst.efa.latency,
-                   fab.switch_latency);
+      const int chip = i * inst.chips + r;
+      const auto [up, down] = t.add_duplex(chip, t.leaf(r, i), LinkKind::EfaPort, LinkKind::EfaPort, port,
+                                           inst.efa.latency, fab.switch_latency);
+      t.efa_up_[static_cast<std::size_t>(chip)] = up;
+      t.efa_down_[static_cast<std::size_t>(chip)] = down;
     }
   }
 }

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "test_clusters.hpp"
 #include "trnsim/error.hpp"
@@ -195,4 +197,65 @@ TEST_CASE("topology: bisection bandwidth of a 4x4 torus cuts 8 links each way") 
   CHECK(net::bisection_bandwidth(t) == Approx(8 * 100e9));
   // Two GPU nodes: the 8 EFA ports of node 0 at 25 GB/s bound it.
   CHECK(net::bisection_bandwidth(net::Topology(test::gpu_cluster(8, 2))) == Approx(8 * 25e9));
+}
+
+TEST_CASE("topology: two vertices are joined by one link each way, rings of two merged") {
+  // The builder keeps no index of pairs: it merges a link into the one wired just before it
+  // between the same vertices (the two ports of a ring of two). Every wiring must therefore give
+  // each pair at most one link, found by find_link.
+  auto ultra = test::torus_cluster(4, 2, 2, 4);  // y rings of two; Z rings of two
+  ultra.instance.ultraserver_instances = 2;
+  ultra.instance.ultraserver_link = {256e9, 2e-6};
+  ultra.fabric.spines = 3;
+  ultra.fabric.leaf_radix = 1;  // a leaf per instance and rail: routes cross the spines
+  auto gpus = test::gpu_cluster(8, 4);
+  gpus.fabric.spines = 4;
+  gpus.fabric.leaf_radix = 2;
+  for (const hw::ClusterSpec& c : {ultra, test::torus_cluster(2, 2, 1, 2), test::switched_cluster(2),
+                                   test::switched_cluster(3), gpus}) {
+    const net::Topology t(c);
+    std::set<std::pair<net::VertexId, net::VertexId>> pairs;
+    for (net::LinkId l = 0; l < t.link_count(); ++l) {
+      const net::Link& link = t.link(l);
+      if (link.kind == LinkKind::Dma) continue;
+      CHECK(pairs.emplace(link.src, link.dst).second);
+      CHECK(t.find_link(link.src, link.dst) == l);
+    }
+  }
+  // A Z ring of two: chip 0's two Z ports (128 GB/s each) are one link to chip 8, of 256 GB/s.
+  const net::Topology t(ultra);
+  REQUIRE(t.find_link(0, 8) >= 0);
+  CHECK(t.link(t.find_link(0, 8)).kind == LinkKind::UltraServerZ);
+  CHECK(t.link(t.find_link(0, 8)).bandwidth == Approx(256e9));
+  // trn3 with two UltraServers: the inter-rack ring of two, 2 x 64 GB/s.
+  const net::Topology s(test::switched_cluster(2));
+  CHECK(s.link(s.find_link(0, 16)).bandwidth == Approx(128e9));
+}
+
+TEST_CASE("topology: the Clos tables name the links between each chip, leaf and spine") {
+  auto c = test::torus_cluster(4, 2, 2, 4);
+  c.fabric.spines = 3;
+  c.fabric.leaf_radix = 2;  // two instances per leaf
+  const net::Topology t(c);
+  for (int chip = 0; chip < 32; ++chip) {
+    // Chip 8i + r hangs off rail r's leaf of instance i.
+    const net::VertexId leaf = t.leaf(chip % 8, chip / 8);
+    CHECK(t.efa_port_up(chip) == t.find_link(chip, leaf));
+    CHECK(t.efa_port_down(chip) == t.find_link(leaf, chip));
+    CHECK(t.link(t.efa_port_up(chip)).kind == LinkKind::EfaPort);
+  }
+  for (int rail = 0; rail < 8; ++rail) {
+    for (int instance = 0; instance < 4; instance += 2) {
+      const net::VertexId leaf = t.leaf(rail, instance);
+      for (int k = 0; k < 3; ++k) {
+        CHECK(t.clos_uplink(leaf, k) == t.find_link(leaf, t.spine(k)));
+        CHECK(t.clos_downlink(k, leaf) == t.find_link(t.spine(k), leaf));
+        CHECK(t.link(t.clos_uplink(leaf, k)).kind == LinkKind::ClosUplink);
+      }
+    }
+  }
+  // No Clos in one instance.
+  const net::Topology one(test::torus_cluster(4, 2, 2, 1));
+  CHECK(one.efa_port_up(0) == -1);
+  CHECK(one.clos_uplink(0, 0) == -1);
 }

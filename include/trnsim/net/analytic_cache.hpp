@@ -18,7 +18,7 @@ namespace trnsim::net {
 
 struct AnalyticResult {
   sim::Time time;
-  std::vector<std::pair<LinkId, double>> link_bytes;  // bytes each link carries, in link order
+  std::vector<std::pair<LinkId, double>> link_bytes;  // bytes each link carries, each link once
 };
 
 // Hash and equality of the cache key; only used to find equal keys, never to order anything.

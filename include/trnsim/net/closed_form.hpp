@@ -27,12 +27,14 @@ namespace trnsim::net {
 
 // What one transfer's time in a step depends on besides its bytes: its route, and the shares of
 // bandwidth the step's transfers leave it (ClosedForm::phase_terms).
+// 48 bytes (the two 32-bit fields side by side): the analytic model keeps one per transfer of
+// every group it schedules.
 struct TransferTerms {
   Route route;
   LinkId reduce_link = -1;  // a reducing step: the receiver's DMA link, which reads its operand
+  int messages = 0;         // transfers its sender sends in the step
   double rate = 0;          // bytes/s: the stream rate capped by its links' shares
   double reduce_rate = 0;   // a reducing step: the share of reduce_link, else 0
-  int messages = 0;         // transfers its sender sends in the step
 };
 
 class ClosedForm {

@@ -10,12 +10,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "trnsim/enum_names.hpp"
 #include "trnsim/hw/device_map.hpp"
 #include "trnsim/hw/specs.hpp"
-#include "trnsim/net/flat_index.hpp"
 
 namespace trnsim::net {
 
@@ -103,7 +103,9 @@ class Topology {
   // first ranks() links are those, by rank.
   VertexId chip_vertex(int chip) const { return chip; }
   LinkId dma_link(int rank) const { return rank; }
-  // The link u -> v, or -1 if none. O(1) expected.
+  // The link u -> v, or -1 if none. O(out-degree of u): a scan of u's links in the graph (no
+  // index of pairs: at 65,536 chips building one was about a tenth of a run; the router reads the
+  // links it needs by construction, below).
   LinkId find_link(VertexId u, VertexId v) const;
 
   // The Clos between instances, for up-down routing.
@@ -111,6 +113,13 @@ class Topology {
   VertexId leaf(int rail, int instance) const;
   VertexId spine(int k) const { return spines_[static_cast<std::size_t>(k)]; }
   int spine_count() const { return static_cast<int>(spines_.size()); }
+  // The Clos's links by construction, O(1) (a route across the Clos reads four per chip pair):
+  // chip c's EFA port up to its rail leaf and down from it, and the links between a leaf and
+  // spine k, up and down. -1 where the cluster has no Clos.
+  LinkId efa_port_up(int chip) const { return clos_link(efa_up_, static_cast<std::size_t>(chip)); }
+  LinkId efa_port_down(int chip) const { return clos_link(efa_down_, static_cast<std::size_t>(chip)); }
+  LinkId clos_uplink(VertexId leaf, int k) const { return clos_link(clos_up_, leaf_spine_slot(leaf, k)); }
+  LinkId clos_downlink(int k, VertexId leaf) const { return clos_link(clos_down_, leaf_spine_slot(leaf, k)); }
 
   // Writes Graphviz DOT with boost::write_graphviz: vertices labelled with their names (chips as
   // boxes, switches as ellipses), links between distinct vertices labelled with kind and GB/s.
@@ -119,24 +128,37 @@ class Topology {
  private:
   friend class TopologyBuilder;
   VertexId add_vertex(VertexKind kind, int index);
-  // Adds u -> v; a second link between the same pair of the same kind merges into the first
-  // (bandwidths add): a torus dimension of size 2 wires both ports to the same neighbour.
-  void add_link(VertexId u, VertexId v, LinkKind kind, double bandwidth, double latency);
+  // Adds u -> v and returns its id. A link wired right after one between the same pair, of the
+  // same kind, merges into it (bandwidths add) and returns its id: a ring of two (a torus
+  // dimension, a Z ring or an inter-rack ring of size 2) wires a chip's two ports of that ring to
+  // the same neighbour, one after the other. The wirings make every other pair distinct (a test
+  // checks each kind of cluster), so no index of pairs is kept.
+  LinkId add_link(VertexId u, VertexId v, LinkKind kind, double bandwidth, double latency);
   // Adds a DMA loop on `chip` (never merged: one per rank; find_link does not see it).
   void add_dma_link(VertexId chip, double bandwidth);
-  void add_duplex(VertexId u, VertexId v, LinkKind up, LinkKind down, double bandwidth, double latency_up,
-                  double latency_down);
+  // u -> v and v -> u: their ids.
+  std::pair<LinkId, LinkId> add_duplex(VertexId u, VertexId v, LinkKind up, LinkKind down, double bandwidth,
+                                       double latency_up, double latency_down);
+  static LinkId clos_link(const std::vector<LinkId>& table, std::size_t i) {
+    return i < table.size() ? table[i] : -1;
+  }
+  // Leaves are consecutive vertices (the builder adds each with its spine links, no vertex between).
+  std::size_t leaf_spine_slot(VertexId leaf, int k) const {
+    return leaves_.empty() ? ~std::size_t{0}
+                           : static_cast<std::size_t>(leaf - leaves_.front()) * spines_.size() + static_cast<std::size_t>(k);
+  }
 
   hw::ClusterSpec cluster_;
   hw::DeviceMap devices_;
   std::unique_ptr<LinkGraph> graph_;
   std::vector<Vertex> vertices_;  // by vertex index
   std::vector<Link> links_;       // by link id
-  FlatIndex link_index_;  // pair_key(u, v) -> its LinkId
   std::vector<VertexId> leaves_;  // [leaf_group * rails + rail]
   int rails_ = 0;
   int leaf_group_size_ = 1;
   std::vector<VertexId> spines_;
+  std::vector<LinkId> efa_up_, efa_down_;  // by chip
+  std::vector<LinkId> clos_up_, clos_down_;  // [leaf slot * spines + k]
 };
 
 }  // namespace trnsim::net
