@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -21,7 +25,26 @@
 #define TRNSIM_VERSION "0.1.0"
 #endif
 
+namespace {
+
+// Keeps up to 64 MiB of freed memory at the top of each malloc heap instead of handing it back to
+// the kernel. A replay frees its graph and timeline, and the next one (a fast-forward's reduced
+// step, then the full step it falls back to; a sweep's next plan) allocates about as much again:
+// handed back, every page of it faults in again, which in the virtual machines of the README's
+// figures was a fifth to a third of a plan's time (glibc's heuristics decided per run, so one
+// change in an unrelated layer's allocations doubled a sweep's page faults). The pages kept were
+// resident at the last plan's peak, so the peak resident memory does not grow (measured: the
+// same to 2 %). A hint to glibc; nothing elsewhere.
+void keep_freed_memory_mapped() {
+#if defined(__GLIBC__)
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  keep_freed_memory_mapped();
   CLI::App app{"trnsim: a discrete-event simulator of AWS Trainium training clusters"};
   app.set_version_flag("--version", TRNSIM_VERSION);
   app.require_subcommand(1);
