@@ -157,7 +157,6 @@ Breakdown sweep_streams(const std::array<std::vector<Interval>, kStreams>& lanes
         part = iv.part;
       }
     }
-    if (next > step_time) break;
     out.seconds[static_cast<int>(part)] += (next - t).to_seconds();
     t = next;
     for (std::size_t s = 0; s < kStreams; ++s) {
@@ -212,7 +211,8 @@ Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timelin
 std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const replay::Timeline& timeline) {
   const auto& ranks = graph.simulated_ranks;
   std::vector<Lanes> lanes(ranks.size());
-  // Sized first: 32 vectors grown side by side scatter the heap (twice the page faults of a plan).
+  // Sized first: every rank's four lanes grown side by side scattered the heap (twice the page
+  // faults of a sweep's plan).
   std::vector<std::size_t> sizes(ranks.size() * kStreams, 0);
   for (const workload::Task& task : graph.tasks) ++sizes[graph.rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream)];
   for (std::size_t i = 0; i < sizes.size(); ++i) lanes[i / kStreams].by_stream[i % kStreams].reserve(sizes[i]);
