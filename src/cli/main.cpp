@@ -30,11 +30,15 @@ namespace {
 // Keeps up to 64 MiB of freed memory at the top of each malloc heap instead of handing it back to
 // the kernel. A replay frees its graph and timeline, and the next one (a fast-forward's reduced
 // step, then the full step it falls back to; a sweep's next plan) allocates about as much again:
-// handed back, every page of it faults in again, which in the virtual machines of the README's
-// figures was a fifth to a third of a plan's time (glibc's heuristics decided per run, so one
-// change in an unrelated layer's allocations doubled a sweep's page faults). The pages kept were
-// resident at the last plan's peak, so the peak resident memory does not grow (measured: the
-// same to 2 %). A hint to glibc; nothing elsewhere.
+// kept, those blocks come from the same pages; handed back, every page faults in again, which in
+// the virtual machines of the README's figures was a fifth to a third of a plan's time. Left to
+// glibc's own heuristics (its mmap threshold rises with the blocks freed, its trimming follows),
+// that was decided per run: an unrelated change of allocations in the network layer doubled a
+// sweep's page faults. Setting M_TOP_PAD also fixes the mmap threshold at glibc's 128 KiB default
+// (the heuristic is then off): a large block that the kept memory cannot serve is mapped on its
+// own, as glibc did before its threshold first rose. The pages kept were resident at the last
+// replay's peak, so the peak resident memory does not grow (measured: within 2 %). A request to
+// glibc's allocator; nothing elsewhere.
 void keep_freed_memory_mapped() {
 #if defined(__GLIBC__)
   mallopt(M_TOP_PAD, 64 << 20);

@@ -23,6 +23,10 @@ namespace trnsim::net {
 class AnalyticModel final : public NetworkModel {
  public:
   explicit AnalyticModel(NetworkContext& context);
+  // Its group-set pricing borrows its tallies by reference: a copy or a move would leave them
+  // pointing at the original's.
+  AnalyticModel(const AnalyticModel&) = delete;
+  AnalyticModel& operator=(const AnalyticModel&) = delete;
 
   // Contract: O(1) after the first call of each distinct collective (a cache lookup, the per-link
   // credits, one engine event); the first call costs the closed form and one pass over its schedule.

@@ -1,5 +1,7 @@
 #include "trnsim/workload/step_graph.hpp"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "trnsim/error.hpp"
@@ -17,7 +19,11 @@ void throw_bad_group_set(std::uint32_t set, std::size_t sets) {
 void StepGraph::index_ranks() {
   slot_by_rank.clear();
   const auto& ranks = simulated_ranks;
-  if (ranks.empty() || ranks.front() < 0 || !std::is_sorted(ranks.begin(), ranks.end())) return;
+  // Strictly ascending, as rank_slot's search assumes (a repeated rank would find its first copy
+  // there and its last here).
+  const auto not_ascending = [](std::int32_t a, std::int32_t b) { return a >= b; };
+  if (ranks.empty() || ranks.front() < 0 || std::adjacent_find(ranks.begin(), ranks.end(), not_ascending) != ranks.end())
+    return;
   const auto last = static_cast<std::size_t>(ranks.back());
   if (last >= 16 * ranks.size() + 65536) return;
   constexpr std::uint32_t kNone = 0xffffffffu;

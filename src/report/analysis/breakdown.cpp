@@ -182,19 +182,6 @@ struct Lanes {
   }
 };
 
-// `rank`'s breakdown from its lanes; when they are not ordered, sweep_any over the rank's tasks in
-// task order (its tie-break among equal begins depends on that order).
-Breakdown breakdown_of(const workload::StepGraph& graph, const replay::Timeline& timeline, std::int32_t rank,
-                       const Lanes& lanes) {
-  if (lanes.ordered) return sweep_streams(lanes.by_stream, timeline.step_time, rank);
-  std::vector<Interval> all;
-  for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
-    if (graph.tasks[t].rank != rank) continue;
-    if (const auto iv = interval_of(graph.tasks[t], timeline.spans[t])) all.push_back(*iv);
-  }
-  return sweep_any(std::move(all), timeline.step_time, rank);
-}
-
 }  // namespace
 
 Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline,
@@ -205,7 +192,15 @@ Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timelin
     if (task.rank != rank) continue;
     if (const auto iv = interval_of(task, timeline.spans[t])) lanes.add(task, *iv);
   }
-  return breakdown_of(graph, timeline, rank, lanes);
+  if (lanes.ordered) return sweep_streams(lanes.by_stream, timeline.step_time, rank);
+  // sweep_any over the rank's intervals in task order (its tie-break among equal begins depends
+  // on that order).
+  std::vector<Interval> all;
+  for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
+    if (graph.tasks[t].rank != rank) continue;
+    if (const auto iv = interval_of(graph.tasks[t], timeline.spans[t])) all.push_back(*iv);
+  }
+  return sweep_any(std::move(all), timeline.step_time, rank);
 }
 
 std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const replay::Timeline& timeline) {
@@ -221,9 +216,22 @@ std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const r
     Lanes& rank_lanes = lanes[graph.rank_slot(task.rank)];
     if (const auto iv = interval_of(task, timeline.spans[t])) rank_lanes.add(task, *iv);
   }
+  // The ranks whose lanes are not in time order (a trace's): their intervals again in task order,
+  // for sweep_any, in one more pass over the tasks for all of them.
+  std::vector<std::vector<Interval>> in_task_order(ranks.size());
+  if (std::any_of(lanes.begin(), lanes.end(), [](const Lanes& l) { return !l.ordered; })) {
+    for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
+      const std::size_t slot = graph.rank_slot(graph.tasks[t].rank);
+      if (lanes[slot].ordered) continue;
+      if (const auto iv = interval_of(graph.tasks[t], timeline.spans[t])) in_task_order[slot].push_back(*iv);
+    }
+  }
   std::vector<Breakdown> out;
   out.reserve(ranks.size());
-  for (std::size_t i = 0; i < ranks.size(); ++i) out.push_back(breakdown_of(graph, timeline, ranks[i], lanes[i]));
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    out.push_back(lanes[i].ordered ? sweep_streams(lanes[i].by_stream, timeline.step_time, ranks[i])
+                                   : sweep_any(std::move(in_task_order[i]), timeline.step_time, ranks[i]));
+  }
   return out;
 }
 
