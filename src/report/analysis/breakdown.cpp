@@ -14,7 +14,7 @@ using workload::Category;
 using workload::Stream;
 using workload::TaskKind;
 
-constexpr std::size_t kStreams = static_cast<std::size_t>(workload::kStreamCount);
+constexpr std::size_t kLanes = static_cast<std::size_t>(workload::kStreamCount);
 
 // An interval of one rank's activity and the part it would be charged to, with a priority:
 // a lower value wins where intervals overlap.
@@ -134,17 +134,17 @@ Breakdown sweep_any(std::vector<Interval> intervals, sim::Time step_time, std::i
 // most one interval per stream is active, so the next cut is the least next boundary of the
 // streams, and nothing is sorted. The cuts, and the order the segments are added in, are
 // sweep_any's, so the sums are the same to the bit. O(n x streams).
-Breakdown sweep_streams(const std::array<std::vector<Interval>, kStreams>& lanes, sim::Time step_time,
+Breakdown sweep_streams(const std::array<std::vector<Interval>, kLanes>& lanes, sim::Time step_time,
                         std::int32_t rank) {
   Breakdown out;
   out.rank = rank;
-  std::array<std::size_t, kStreams> at{};  // per lane: its first interval that ends after `t`
+  std::array<std::size_t, kLanes> at{};  // per lane: its first interval that ends after `t`
   sim::Time t = sim::Time::zero();
   while (t < step_time) {
     sim::Time next = step_time;
     Part part = Part::Bubble;
     int best = 1 << 30;
-    for (std::size_t s = 0; s < kStreams; ++s) {
+    for (std::size_t s = 0; s < kLanes; ++s) {
       if (at[s] == lanes[s].size()) continue;
       const Interval& iv = lanes[s][at[s]];
       if (iv.begin > t) {
@@ -159,7 +159,7 @@ Breakdown sweep_streams(const std::array<std::vector<Interval>, kStreams>& lanes
     }
     out.seconds[static_cast<int>(part)] += (next - t).to_seconds();
     t = next;
-    for (std::size_t s = 0; s < kStreams; ++s) {
+    for (std::size_t s = 0; s < kLanes; ++s) {
       if (at[s] < lanes[s].size() && lanes[s][at[s]].end <= t) ++at[s];
     }
   }
@@ -170,7 +170,7 @@ Breakdown sweep_streams(const std::array<std::vector<Interval>, kStreams>& lanes
 // in time order, and compute only on the compute stream (else two compute parts could tie on
 // priority, which sweep_any breaks by begin). A trace's graph may not be; build_step's are.
 struct Lanes {
-  std::array<std::vector<Interval>, kStreams> by_stream;
+  std::array<std::vector<Interval>, kLanes> by_stream;
   bool ordered = true;
   void add(const workload::Task& task, const Interval& iv) {
     auto& lane = by_stream[static_cast<std::size_t>(task.stream)];
@@ -208,9 +208,9 @@ std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const r
   std::vector<Lanes> lanes(ranks.size());
   // Sized first: every rank's four lanes grown side by side scattered the heap (twice the page
   // faults of a sweep's plan).
-  std::vector<std::size_t> sizes(ranks.size() * kStreams, 0);
-  for (const workload::Task& task : graph.tasks) ++sizes[graph.rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream)];
-  for (std::size_t i = 0; i < sizes.size(); ++i) lanes[i / kStreams].by_stream[i % kStreams].reserve(sizes[i]);
+  std::vector<std::size_t> sizes(ranks.size() * kLanes, 0);
+  for (const workload::Task& task : graph.tasks) ++sizes[graph.rank_slot(task.rank) * kLanes + static_cast<std::size_t>(task.stream)];
+  for (std::size_t i = 0; i < sizes.size(); ++i) lanes[i / kLanes].by_stream[i % kLanes].reserve(sizes[i]);
   for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
     const workload::Task& task = graph.tasks[t];
     Lanes& rank_lanes = lanes[graph.rank_slot(task.rank)];
