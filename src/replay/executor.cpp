@@ -78,14 +78,14 @@ class Run {
     finish(t);
   }
   void transfer_done(TaskId t) {
-    const std::size_t slot = rank_slot(graph_.tasks[t].rank);
+    const std::size_t slot = graph_.rank_slot(graph_.tasks[t].rank);
     if (--on_network_[slot] == 0) hbm_demand_[slot] = 0;
     reprice(slot);
     finish(t);
   }
   void collective_done(std::uint32_t c) {
     for (const TaskId m : members_.of(c)) {
-      const std::size_t slot = rank_slot(graph_.tasks[m].rank);
+      const std::size_t slot = graph_.rank_slot(graph_.tasks[m].rank);
       hbm_demand_[slot] = --on_network_[slot] == 0 ? 0.0 : hbm_demand_[slot] - call_demand_[c];
       reprice(slot);
     }
@@ -138,10 +138,8 @@ class Run {
     for (std::uint32_t c = 0; c < graph_.calls; ++c) awaiting_[c].arm(members_.of(c).size());
   }
 
-  std::size_t rank_slot(std::int32_t rank) const { return graph_.rank_slot(rank); }
-
   std::size_t queue_index(const Task& task) const {
-    return rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream);
+    return graph_.rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream);
   }
 
   void make_ready(TaskId t) {
@@ -159,7 +157,7 @@ class Run {
     timeline_.spans[t].start = now;
     switch (task.kind) {
       case TaskKind::Compute: {
-        const std::size_t slot = rank_slot(task.rank);
+        const std::size_t slot = graph_.rank_slot(task.rank);
         q.computing = t;
         q.priced_at = pricing_key(slot);
         q.seconds = compute_seconds(task, slot);
@@ -170,7 +168,7 @@ class Run {
       }
       case TaskKind::Transfer: {
         timeline_.spans[t].active = now;
-        const std::size_t slot = rank_slot(task.rank);
+        const std::size_t slot = graph_.rank_slot(task.rank);
         ++on_network_[slot];
         reprice(slot);
         comm_.start_transfer(task.rank, task.peer, task.bytes, task.index,
@@ -190,7 +188,7 @@ class Run {
     call_demand_[c] = demand;
     for (const TaskId m : members_.of(c)) {
       timeline_.spans[m].active = now;
-      const std::size_t slot = rank_slot(graph_.tasks[m].rank);
+      const std::size_t slot = graph_.rank_slot(graph_.tasks[m].rank);
       ++on_network_[slot];
       hbm_demand_[slot] += demand;
       reprice(slot);

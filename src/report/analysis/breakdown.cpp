@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace trnsim::report {
@@ -182,48 +183,34 @@ struct Lanes {
   }
 };
 
-}  // namespace
+constexpr std::size_t kNotWanted = ~std::size_t{0};
 
-Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline,
-                         std::int32_t rank) {
-  Lanes lanes;
-  for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
-    const workload::Task& task = graph.tasks[t];
-    if (task.rank != rank) continue;
-    if (const auto iv = interval_of(task, timeline.spans[t])) lanes.add(task, *iv);
-  }
-  if (lanes.ordered) return sweep_streams(lanes.by_stream, timeline.step_time, rank);
-  // sweep_any over the rank's intervals in task order (its tie-break among equal begins depends
-  // on that order).
-  std::vector<Interval> all;
-  for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
-    if (graph.tasks[t].rank != rank) continue;
-    if (const auto iv = interval_of(graph.tasks[t], timeline.spans[t])) all.push_back(*iv);
-  }
-  return sweep_any(std::move(all), timeline.step_time, rank);
-}
-
-std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const replay::Timeline& timeline) {
-  const auto& ranks = graph.simulated_ranks;
+// The breakdowns of `ranks`; index_of(rank) is a task's rank's index in `ranks`, or kNotWanted.
+template <class IndexOf>
+std::vector<Breakdown> breakdowns_of(const workload::StepGraph& graph, const replay::Timeline& timeline,
+                                     std::span<const std::int32_t> ranks, IndexOf index_of) {
   std::vector<Lanes> lanes(ranks.size());
   // Sized first: every rank's four lanes grown side by side scattered the heap (twice the page
   // faults of a sweep's plan).
   std::vector<std::size_t> sizes(ranks.size() * kLanes, 0);
-  for (const workload::Task& task : graph.tasks) ++sizes[graph.rank_slot(task.rank) * kLanes + static_cast<std::size_t>(task.stream)];
+  for (const workload::Task& task : graph.tasks) {
+    if (const std::size_t i = index_of(task.rank); i != kNotWanted) ++sizes[i * kLanes + static_cast<std::size_t>(task.stream)];
+  }
   for (std::size_t i = 0; i < sizes.size(); ++i) lanes[i / kLanes].by_stream[i % kLanes].reserve(sizes[i]);
   for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
     const workload::Task& task = graph.tasks[t];
-    Lanes& rank_lanes = lanes[graph.rank_slot(task.rank)];
-    if (const auto iv = interval_of(task, timeline.spans[t])) rank_lanes.add(task, *iv);
+    const std::size_t i = index_of(task.rank);
+    if (i == kNotWanted) continue;
+    if (const auto iv = interval_of(task, timeline.spans[t])) lanes[i].add(task, *iv);
   }
-  // The ranks whose lanes are not in time order (a trace's): their intervals again in task order,
-  // for sweep_any, in one more pass over the tasks for all of them.
+  // The ranks whose lanes are not in time order (a trace's): their intervals again in task order
+  // (sweep_any's tie-break among equal begins depends on it), in one more pass for all of them.
   std::vector<std::vector<Interval>> in_task_order(ranks.size());
   if (std::any_of(lanes.begin(), lanes.end(), [](const Lanes& l) { return !l.ordered; })) {
     for (workload::TaskId t = 0; t < graph.tasks.size(); ++t) {
-      const std::size_t slot = graph.rank_slot(graph.tasks[t].rank);
-      if (lanes[slot].ordered) continue;
-      if (const auto iv = interval_of(graph.tasks[t], timeline.spans[t])) in_task_order[slot].push_back(*iv);
+      const std::size_t i = index_of(graph.tasks[t].rank);
+      if (i == kNotWanted || lanes[i].ordered) continue;
+      if (const auto iv = interval_of(graph.tasks[t], timeline.spans[t])) in_task_order[i].push_back(*iv);
     }
   }
   std::vector<Breakdown> out;
@@ -233,6 +220,19 @@ std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const r
                                    : sweep_any(std::move(in_task_order[i]), timeline.step_time, ranks[i]));
   }
   return out;
+}
+
+}  // namespace
+
+Breakdown rank_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline,
+                         std::int32_t rank) {
+  const auto index_of = [rank](std::int32_t r) { return r == rank ? std::size_t{0} : kNotWanted; };
+  return breakdowns_of(graph, timeline, std::span<const std::int32_t>(&rank, 1), index_of).front();
+}
+
+std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const replay::Timeline& timeline) {
+  const auto index_of = [&graph](std::int32_t r) { return graph.rank_slot(r); };
+  return breakdowns_of(graph, timeline, graph.simulated_ranks, index_of);
 }
 
 std::size_t bottleneck_of(const std::vector<Breakdown>& breakdowns) {
