@@ -18,10 +18,12 @@ DeviceMap::DeviceMap(const ClusterSpec& cluster)
   ranks_ = ranks_per_chip_ * chips_per_instance_ * instances_;
 }
 
+void DeviceMap::throw_outside(int rank) const {
+  throw InputError(fmt::format("rank {} outside the cluster's ranks [0, {})", rank, ranks_));
+}
+
 DeviceLocation DeviceMap::locate(int rank) const {
-  if (rank < 0 || rank >= ranks_) {
-    throw InputError(fmt::format("rank {} outside the cluster's ranks [0, {})", rank, ranks_));
-  }
+  check(rank);
   DeviceLocation loc;
   loc.rank = rank;
   loc.core_in_chip = rank % ranks_per_chip_;
