@@ -33,6 +33,25 @@ std::vector<std::vector<int>> by_instance(const std::vector<int>& ordered, const
   return groups;
 }
 
+// How many instances hold the group's ranks when each holds as many (by_instance's groups, when
+// it finds them), else 0. Counts instances instead of ordering the ring and splitting it: choose()
+// asks this of every group of a replica set, thousands of ranks each at 65,536 chips.
+std::size_t equal_instances(const std::vector<int>& ranks, const hw::DeviceMap& dm) {
+  std::vector<int> instances;
+  instances.reserve(ranks.size());
+  for (const int r : ranks) instances.push_back(dm.instance_of(r));
+  if (!std::is_sorted(instances.begin(), instances.end())) std::sort(instances.begin(), instances.end());
+  std::size_t groups = 0, first_size = 0;
+  for (std::size_t i = 0; i < instances.size();) {
+    std::size_t j = i + 1;
+    while (j < instances.size() && instances[j] == instances[i]) ++j;
+    if (groups++ == 0) first_size = j - i;
+    if (j - i != first_size) return 0;
+    i = j;
+  }
+  return groups;
+}
+
 // Torus rows (ranks of the chips of one row, in x order then core) and columns (same x and core,
 // in y order); empty unless the group is every rank of exactly one torus instance.
 bool torus_grid(const std::vector<int>& ranks, const hw::ClusterSpec& cl, const hw::DeviceMap& dm,
@@ -159,10 +178,10 @@ bool supports(Algorithm a, const Collective& c, const hw::ClusterSpec& cluster, 
       return reduce_or_gather ? true : no("the bidirectional ring runs all-reduce, reduce-scatter and all-gather");
     case Algorithm::Hierarchical: {
       if (!reduce_or_gather) return no("hierarchical runs all-reduce, reduce-scatter and all-gather");
-      const auto groups = by_instance(ring_order(c.ranks, cluster, dm), dm);
-      if (groups.size() < 2) {
-        return no(groups.empty() ? "hierarchical needs the same number of ranks in every instance"
-                                 : "hierarchical needs ranks in more than one instance");
+      const std::size_t instances = equal_instances(c.ranks, dm);
+      if (instances < 2) {
+        return no(instances == 0 ? "hierarchical needs the same number of ranks in every instance"
+                                  : "hierarchical needs ranks in more than one instance");
       }
       return true;
     }

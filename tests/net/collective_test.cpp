@@ -121,3 +121,26 @@ TEST_CASE("schedules: bus bandwidth factors are nccl-tests'") {
   CHECK(net::bus_bandwidth_factor(CollectiveOp::AllGather, 8) == Approx(7.0 / 8));
   CHECK(net::bus_bandwidth_factor(CollectiveOp::SendRecv, 2) == 1);
 }
+
+TEST_CASE("schedules: hierarchical runs where every instance holds as many of the group's ranks, two or more") {
+  const auto c = test::gpu_cluster(8, 3);  // instances of ranks 0-7, 8-15, 16-23
+  const hw::DeviceMap dm(c);
+  auto runs = [&](CollectiveOp op, std::vector<int> ranks, std::string_view* why = nullptr) {
+    return net::supports(Algorithm::Hierarchical, net::Collective{op, std::move(ranks), 1e6, Algorithm::Hierarchical},
+                         c, dm, why);
+  };
+  std::string_view why;
+  CHECK(runs(CollectiveOp::AllReduce, {0, 1, 8, 9}));
+  CHECK(runs(CollectiveOp::ReduceScatter, {17, 9, 1, 16, 8, 0}));  // any order: 2 in each of 3 instances
+  CHECK(runs(CollectiveOp::AllGather, {3, 12, 20}));
+  CHECK_FALSE(runs(CollectiveOp::AllReduce, {0, 1, 2, 8}, &why));  // 3 ranks in instance 0, 1 in instance 1
+  CHECK(why == "hierarchical needs the same number of ranks in every instance");
+  CHECK_FALSE(runs(CollectiveOp::AllReduce, {0, 8, 9, 16}, &why));  // 1, 2, 1
+  CHECK(why == "hierarchical needs the same number of ranks in every instance");
+  CHECK_FALSE(runs(CollectiveOp::AllReduce, {4, 5, 6, 7}, &why));
+  CHECK(why == "hierarchical needs ranks in more than one instance");
+  CHECK_FALSE(runs(CollectiveOp::Broadcast, {0, 8}, &why));
+  // A group it supports is one it can schedule: one group of ranks per instance.
+  CHECK_NOTHROW(net::make_schedule(net::Collective{CollectiveOp::AllReduce, {17, 9, 1, 16, 8, 0}, 1e6, Algorithm::Hierarchical},
+                                   Algorithm::Hierarchical, c, dm));
+}
