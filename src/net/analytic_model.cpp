@@ -90,16 +90,28 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
   const SetKey key{set, true, CollectiveOp::AllReduce, Algorithm::Auto, bytes};
   if (SetCall* call = find_set_call(key)) return *call;
   Router& router = context_.router;
-  if (pair_routes_.size() <= set) pair_routes_.resize(set + 1);
-  std::vector<Route>& routes = pair_routes_[set];
-  if (routes.empty()) {
-    routes.reserve(context_.pair_sets[set].size());
-    for (const auto& [src, dst] : context_.pair_sets[set]) routes.push_back(router.path(src, dst));
-  }
+  const UnitTranslation& translation = group_sets_.translation();
   AnalyticResult all;
-  for (const Route& r : routes) {
-    all.time = std::max(all.time, context_.transfer_time(r, bytes));
-    for (LinkId l : router.links(r)) set_tally_.add(l, bytes);
+  for (const auto& [src, dst] : context_.pair_sets[set]) {
+    // The pair moved back into unit 0 and to core 0 where it can be (as GroupSetPricing moves a
+    // group): its route is the image of that pair's, with the same links' figures, so the same
+    // time; its links are the images of that route's. Every pair adds the same bytes, so the
+    // order in which links receive them changes no sum.
+    int units = 0, cores = 0;
+    if (translation.units > 0 && src / translation.ranks_per_unit == dst / translation.ranks_per_unit)
+      units = src / translation.ranks_per_unit;
+    if (translation.cores_alike)
+      cores = std::min(src % translation.ranks_per_chip, dst % translation.ranks_per_chip);
+    const int moved = units * translation.ranks_per_unit + cores;
+    const Route* r = &router.path(src - moved, dst - moved);
+    auto links = router.links(*r);
+    if (units > 0 && !std::all_of(links.begin(), links.end(), [&](LinkId l) { return translation.shift(l, units) >= 0; })) {
+      units = 0;  // a link of the image does not translate: the core shift alone
+      r = &router.path(src - cores, dst - cores);
+      links = router.links(*r);
+    }
+    all.time = std::max(all.time, context_.transfer_time(*r, bytes));
+    for (LinkId l : links) set_tally_.add(translation.image(l, units, cores), bytes);
   }
   all.link_bytes = set_tally_.take();
   return add_set_call(key, std::move(all));

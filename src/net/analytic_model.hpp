@@ -38,7 +38,9 @@ class AnalyticModel final : public NetworkModel {
   // count and one engine event; the first costs one closed form and schedule pass per group.
   void start_group_set(const Collective& c, ReplicaSetId set, sim::InlineHandler&& done) override;
   // Contract: O(1) after the first call of each distinct (set, bytes); the first is O(route hops)
-  // per pair.
+  // per pair. A pair inside a later unit, or on later cores of its chips, is routed as its image
+  // in unit 0 and core 0 (unit_translation.hpp), as GroupSetPricing routes groups: at 65,536
+  // chips with pipeline stages inside an UltraServer that left a tenth of a run's routing.
   void start_pair_set(ReplicaSetId set, double bytes, sim::InlineHandler&& done) override;
   LinkTotals link_totals(LinkId l) const override;
   NetworkCounters counters() const override { return {}; }
@@ -74,7 +76,6 @@ class AnalyticModel final : public NetworkModel {
   std::vector<double> link_bytes_;  // per link, carried so far by start() and start_transfer()
   LinkTally tally_, set_tally_;     // scratch for result() and for a pair set's pairs, lent to group_sets_
   GroupSetPricing group_sets_;      // the first call of each distinct (group set, op, algorithm, size)
-  std::vector<std::vector<Route>> pair_routes_;  // per pair set, once routed: its pairs' routes
   std::unordered_map<SetKey, std::uint32_t, SetKeyHash> set_index_;  // into set_calls_
   std::vector<SetCall> set_calls_;  // in order of first call: the order settle() credits them in
   mutable std::vector<double> set_bytes_;  // per link, carried by set calls (settle())

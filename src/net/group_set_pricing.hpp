@@ -91,6 +91,8 @@ class GroupSetPricing {
   // closed form per distinct (shape, size) on the fabric. Throws what make_schedule throws (a
   // group the algorithm cannot run).
   AnalyticResult price(const Collective& c, ReplicaSetId set);
+  // The fabric's unit translation (unit_translation.hpp), for pricing pair sets the same way.
+  const UnitTranslation& translation() const { return shared_.translation; }
 
  private:
   // A group's plan, and the units and cores its ranks lie beyond the plan's (0, 0: its own plan).

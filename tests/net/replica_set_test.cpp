@@ -265,3 +265,54 @@ TEST_CASE("network: groups inside later UltraServers cost what one call per grou
     CHECK(set_fabric->router.cached_routes() < each_fabric->router.cached_routes());
   }
 }
+
+TEST_CASE("network: pairs inside later UltraServers and on later cores cost what one transfer per pair costs") {
+  // The cluster of the test above. The analytic model prices a pair inside UltraServer 1 as the
+  // image of the same pair in UltraServer 0, and a pair c cores into its chips as the pair c
+  // cores back; one start_transfer() per pair routes each pair itself. Both must give the same
+  // completion and, link by link, the same bytes.
+  auto c = test::torus_cluster(4, 4, 2, 8);
+  c.instance.ultraserver_instances = 4;
+  c.instance.ultraserver_link = {256e9, 2e-6};
+  c.fabric.spines = 4;
+  const double bytes = 3e6;
+  std::vector<std::pair<std::int32_t, std::int32_t>> pairs;
+  for (int u = 0; u < 2; ++u) {
+    const int at = 128 * u;
+    pairs.emplace_back(at + 0, at + 2);    // chip 0 -> chip 1 of instance 0 (a torus neighbour)
+    pairs.emplace_back(at + 1, at + 3);    // the same chips, one core on
+    pairs.emplace_back(at + 10, at + 42);  // chip 5 of instance 0 -> chip 5 of instance 1 (Z link)
+    pairs.emplace_back(at + 4, at + 5);    // inside chip 2: its DMA link alone
+  }
+  pairs.emplace_back(0, 160);  // across EFA, and its twin one core on
+  pairs.emplace_back(1, 161);
+  sim::Engine each_engine, set_engine;
+  const auto each_fabric = std::make_shared<net::Fabric>(c);
+  const auto set_fabric = std::make_shared<net::Fabric>(c);
+  net::Network each(each_fabric, NetworkModelKind::Analytic, each_engine);
+  net::Network sets(set_fabric, NetworkModelKind::Analytic, set_engine);
+  sim::Time each_last, set_done;
+  for (const auto& [src, dst] : pairs) {
+    each.start_transfer(src, dst, bytes, [&] { each_last = std::max(each_last, each_engine.now()); });
+  }
+  each_engine.run();
+  sets.start_pair_set(sets.add_pair_set(pairs), bytes, [&] { set_done = set_engine.now(); });
+  set_engine.run();
+  CHECK(set_done == each_last);
+  CHECK(set_engine.events_processed() == 1);
+  // Each pair adds the same bytes to each link of its route, so the sums are equal, not just close.
+  const auto a = each.link_usage();
+  const auto b = sets.link_usage();
+  REQUIRE(a.size() == b.size());
+  int dma_links = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].id == b[i].id);
+    CHECK(a[i].bytes == b[i].bytes);
+    dma_links += a[i].kind == net::LinkKind::Dma;
+  }
+  // Every pair inside an UltraServer leaves through its sender's DMA link (8 senders); the pairs
+  // across EFA do not.
+  CHECK(dma_links == 8);
+  // UltraServer 1's pairs and the pairs one core on were not routed: only their images.
+  CHECK(set_fabric->router.cached_routes() < each_fabric->router.cached_routes());
+}
