@@ -163,8 +163,8 @@ class Builder {
     }
     for (std::size_t i = 0; i < sims_.size(); ++i) sim_of_[idx(sims_[i])] = i32(static_cast<I64>(i));
     graph_.simulated_ranks = sims_;
-    graph_.index_ranks();
     graph_.total_ranks = layout_.size();
+    graph_.index_ranks();  // after total_ranks, which bounds its table
   }
 
   std::size_t unit_slot(std::size_t si, bool forward, I64 chunk, I64 mb) const {

@@ -24,8 +24,13 @@ void StepGraph::index_ranks() {
   const auto not_ascending = [](std::int32_t a, std::int32_t b) { return a >= b; };
   if (ranks.empty() || ranks.front() < 0 || std::adjacent_find(ranks.begin(), ranks.end(), not_ascending) != ranks.end())
     return;
+  // A table of the job's real ranks, up to 4 Mi of them, or of about 16 per simulated rank:
+  // symmetric simulation spreads its ranks over the whole job (at 65,536 chips the last is rank
+  // 245,775 of 262,144), where each per-task lookup searching was a tenth of a replay's passes;
+  // a trace may number a few ranks sparsely.
   const auto last = static_cast<std::size_t>(ranks.back());
-  if (last >= 16 * ranks.size() + 65536) return;
+  const std::size_t job = std::min<std::size_t>(static_cast<std::size_t>(std::max(total_ranks, 0)), std::size_t{1} << 22);
+  if (last >= std::max(16 * ranks.size() + 65536, job)) return;
   constexpr std::uint32_t kNone = 0xffffffffu;
   slot_by_rank.assign(last + 1, kNone);
   for (std::size_t i = 0; i < ranks.size(); ++i) slot_by_rank[static_cast<std::size_t>(ranks[i])] = static_cast<std::uint32_t>(i);

@@ -151,4 +151,17 @@ TEST_CASE("rank_slot: the dense table, a stale one and none give each rank its i
   g.index_ranks();
   CHECK(g.slot_by_rank.empty());
   CHECK(g.rank_slot(1 << 20) == 3);
+  // The same ranks in a job of 2^20 + 1 ranks (a layout spreading its simulated ranks over the
+  // job): a table of every rank up to the last simulated one.
+  g.total_ranks = (1 << 20) + 1;
+  g.index_ranks();
+  CHECK(g.slot_by_rank.size() == (1u << 20) + 1);
+  CHECK(g.rank_slot(1 << 20) == 3);
+  CHECK(g.rank_slot(2) == 2);
+  // Past 2^22 real ranks, the job does not widen the table.
+  g.simulated_ranks = {0, 1 << 23};
+  g.total_ranks = (1 << 23) + 1;
+  g.index_ranks();
+  CHECK(g.slot_by_rank.empty());
+  CHECK(g.rank_slot(1 << 23) == 1);
 }

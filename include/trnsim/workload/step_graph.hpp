@@ -147,8 +147,8 @@ struct StepGraph {
   // slot it gives must hold the rank.
   std::size_t rank_slot(std::int32_t rank) const;
   // Contract: fills slot_by_rank from simulated_ranks (strictly ascending) when the table stays
-  // small (the largest rank below 16 x simulated ranks + 65,536; a trace may number its ranks
-  // sparsely); clears it otherwise. Every builder calls it once simulated_ranks is final, since
+  // small (the largest rank below total_ranks, up to 4 Mi, or below 16 x simulated ranks +
+  // 65,536; a trace may number its ranks sparsely); clears it otherwise. Every builder calls it once simulated_ranks is final, since
   // replay and reports look a slot up per task (a binary search there was 2-4 % of a sweep's
   // plan). O(largest rank).
   void index_ranks();
