@@ -2,12 +2,6 @@
 
 namespace trnsim::net {
 
-void LinkTally::add(LinkId l, double b) {
-  double& slot = bytes[static_cast<std::size_t>(l)];
-  if (slot == 0) touched.push_back(l);
-  slot += b;
-}
-
 std::vector<std::pair<LinkId, double>> LinkTally::take() {
   // In the order of first touch, not sorted: every reader adds an entry's bytes to its own link,
   // one entry per link, so the order of entries changes no sum. (Sorting the links of every
