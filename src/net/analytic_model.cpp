@@ -91,6 +91,25 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
   if (SetCall* call = find_set_call(key)) return *call;
   Router& router = context_.router;
   const UnitTranslation& translation = group_sets_.translation();
+  // The last image pair routed: a set lists the pairs of one chip pair's cores side by side, and
+  // they share one image (and across the Clos one route), so it is looked up and timed once.
+  struct Image {
+    int src = -1, dst = -1;
+    const Route* route = nullptr;
+    bool translates = false;  // every link of the route has an image in later units
+    sim::Time time;
+  } last;
+  const auto image = [&](int src, int dst) -> const Image& {
+    if (src != last.src || dst != last.dst) {
+      last.src = src;
+      last.dst = dst;
+      last.route = &router.path(src, dst);  // valid until the next path(): only here
+      const auto links = router.links(*last.route);
+      last.translates = std::all_of(links.begin(), links.end(), [&](LinkId l) { return translation.shift(l, 1) >= 0; });
+      last.time = context_.transfer_time(*last.route, bytes);
+    }
+    return last;
+  };
   AnalyticResult all;
   for (const auto& [src, dst] : context_.pair_sets[set]) {
     // The pair moved back into unit 0 and to core 0 where it can be (as GroupSetPricing moves a
@@ -102,16 +121,14 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
       units = src / translation.ranks_per_unit;
     if (translation.cores_alike)
       cores = std::min(src % translation.ranks_per_chip, dst % translation.ranks_per_chip);
-    const int moved = units * translation.ranks_per_unit + cores;
-    const Route* r = &router.path(src - moved, dst - moved);
-    auto links = router.links(*r);
-    if (units > 0 && !std::all_of(links.begin(), links.end(), [&](LinkId l) { return translation.shift(l, units) >= 0; })) {
+    const int moved = units * translation.ranks_per_unit;
+    const Image* at = &image(src - moved - cores, dst - moved - cores);
+    if (units > 0 && !at->translates) {
       units = 0;  // a link of the image does not translate: the core shift alone
-      r = &router.path(src - cores, dst - cores);
-      links = router.links(*r);
+      at = &image(src - cores, dst - cores);
     }
-    all.time = std::max(all.time, context_.transfer_time(*r, bytes));
-    for (LinkId l : links) set_tally_.add(translation.image(l, units, cores), bytes);
+    all.time = std::max(all.time, at->time);
+    for (LinkId l : router.links(*at->route)) set_tally_.add(translation.image(l, units, cores), bytes);
   }
   all.link_bytes = set_tally_.take();
   return add_set_call(key, std::move(all));
