@@ -96,6 +96,12 @@ AnalyticResult GroupSetPricing::price(const Collective& c, ReplicaSetId set) {
   return all;
 }
 
+sim::Time GroupSetPricing::time_of(const Collective& c) {
+  const Algorithm a = context_.closed_form.choose(c);
+  const std::uint32_t shape = shared_.plans[find_or_schedule(c, a)].shape;
+  return sized(shape, c, a).time;
+}
+
 GroupSetPricing::LinkBytes GroupSetPricing::group_bytes(const GroupTerms::GroupPlan& plan, const GroupTerms::Sized& size) {
   const Router& router = context_.router;
   for (std::uint32_t i = 0; i < plan.count; ++i) {

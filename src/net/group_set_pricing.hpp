@@ -91,6 +91,10 @@ class GroupSetPricing {
   // closed form per distinct (shape, size) on the fabric. Throws what make_schedule throws (a
   // group the algorithm cannot run).
   AnalyticResult price(const Collective& c, ReplicaSetId set);
+  // Contract: the closed-form time of `c` alone (ClosedForm::estimate(c), to the picosecond),
+  // from its plan on the fabric (scheduled and routed now if it is new: a set's first call
+  // containing the group finds it). Throws what make_schedule throws.
+  sim::Time time_of(const Collective& c);
   // The fabric's unit translation (unit_translation.hpp), for pricing pair sets the same way.
   const UnitTranslation& translation() const { return shared_.translation; }
 

@@ -76,7 +76,8 @@ sim::Time Network::estimate(const Collective& c) { return context_->closed_form.
 
 sim::Time Network::expected(const Collective& c) {
   if (const sim::Time* t = context_->expected.find(c)) return *t;
-  return context_->expected.insert(c, context_->closed_form.estimate(c));
+  const std::optional<sim::Time> priced = model_->expected(c);
+  return context_->expected.insert(c, priced ? *priced : context_->closed_form.estimate(c));
 }
 
 Algorithm Network::choose(const Collective& c) { return context_->closed_form.choose(c); }

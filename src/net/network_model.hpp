@@ -4,6 +4,7 @@
 // from the registry (include/trnsim/net/network_models.hpp, rows in network_models.cpp).
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,9 @@ class NetworkModel {
   // Link `l`'s traffic so far (report time). O(1), after a first call that may settle what
   // collapsed calls counted (O(their links)).
   virtual LinkTotals link_totals(LinkId l) const = 0;
+  // The closed-form time of `c` alone (ClosedForm::estimate) where the model keeps what computes
+  // it; nullopt: the caller computes it.
+  virtual std::optional<sim::Time> expected(const Collective&) { return std::nullopt; }
   virtual NetworkCounters counters() const = 0;
 
  protected:

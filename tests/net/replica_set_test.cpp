@@ -316,3 +316,33 @@ TEST_CASE("network: pairs inside later UltraServers and on later cores cost what
   // UltraServer 1's pairs and the pairs one core on were not routed: only their images.
   CHECK(set_fabric->router.cached_routes() < each_fabric->router.cached_routes());
 }
+
+TEST_CASE("network: the analytic model's expected time of a collective is its closed form, to the picosecond") {
+  // expected() answers from the replica-set pricing (its plan of the group on the fabric, a
+  // shape's time per size); estimate() schedules and prices the collective afresh. The cluster
+  // of the tests above: a torus row, a Z ring, a group across EFA, at two sizes, with the policy's
+  // choice and with each algorithm that runs them.
+  auto c = test::torus_cluster(4, 4, 2, 8);
+  c.instance.ultraserver_instances = 4;
+  c.instance.ultraserver_link = {256e9, 2e-6};
+  c.fabric.spines = 4;
+  sim::Engine engine;
+  net::Network analytic(c, NetworkModelKind::Analytic, engine);
+  const std::vector<std::vector<int>> groups{test::iota(8, 128), {10, 42, 74, 106}, {0, 128, 32, 160}};
+  int compared = 0;
+  for (const auto& g : groups) {
+    for (const CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather}) {
+      for (const Algorithm a : {Algorithm::Auto, Algorithm::Ring, Algorithm::Hierarchical, Algorithm::HalvingDoubling}) {
+        for (const double bytes : {1e5, 3e7}) {
+          const net::Collective call{op, g, bytes, a};
+          if (a != Algorithm::Auto && !net::supports(a, call, c, analytic.topology().devices())) continue;
+          INFO("group of " << g.size() << " from rank " << g.front() << ", op " << static_cast<int>(op) << ", algorithm "
+                           << static_cast<int>(a) << ", " << bytes << " bytes");
+          CHECK(analytic.expected(call) == analytic.estimate(call));
+          ++compared;
+        }
+      }
+    }
+  }
+  CHECK(compared >= 30);
+}

@@ -105,6 +105,8 @@ class Network {
   // Closed-form time of `c` alone on the network (the analytic model, whatever this network's model).
   sim::Time estimate(const Collective& c);
   // The same, memoized per distinct (op, algorithm, bytes, ranks): for callers that ask often.
+  // The analytic model answers from its replica-set pricing (the same picoseconds), whose
+  // schedule and routes of the group its set's first call then reuses.
   sim::Time expected(const Collective& c);
   // The algorithm `c` runs (ClosedForm::choose): Auto the policy's choice, Optimal the analytic
   // optimum, a concrete algorithm as is.
