@@ -40,6 +40,31 @@ sim::Time last_of_groups(const hw::ClusterSpec& c, const std::vector<std::vector
   return last;
 }
 
+// Two trn2u-like UltraServers of 4 instances (4 x 4 torus, 2 ranks per chip: 128 ranks each)
+// over EFA, 4 spines.
+hw::ClusterSpec two_ultraservers() {
+  auto c = test::torus_cluster(4, 4, 2, 8);
+  c.instance.ultraserver_instances = 4;
+  c.instance.ultraserver_link = {256e9, 2e-6};
+  c.fabric.spines = 4;
+  return c;
+}
+
+// Checks that both networks' links carried traffic and the same bytes, link by link (exactly:
+// the same additions in an order that changes no sum); returns how many are of `kind`.
+int same_links(const net::Network& a, const net::Network& b, net::LinkKind kind) {
+  const auto x = a.link_usage();
+  const auto y = b.link_usage();
+  REQUIRE(x.size() == y.size());
+  int of_kind = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    CHECK(x[i].id == y[i].id);
+    CHECK(x[i].bytes == y[i].bytes);
+    of_kind += x[i].kind == kind;
+  }
+  return of_kind;
+}
+
 }  // namespace
 
 TEST_CASE("network: a group set is one event at its slowest group's time, its links carry every group's bytes") {
@@ -201,10 +226,7 @@ TEST_CASE("network: groups inside later UltraServers cost what one call per grou
   // over EFA. The analytic model prices a group inside UltraServer 1 as the image of the same
   // group in UltraServer 0 (net-internal unit_translation.hpp); one start() per group routes
   // each group itself. Both must give the same completion and, link by link, the same bytes.
-  auto c = test::torus_cluster(4, 4, 2, 8);
-  c.instance.ultraserver_instances = 4;
-  c.instance.ultraserver_link = {256e9, 2e-6};
-  c.fabric.spines = 4;
+  const auto c = two_ultraservers();
   const double s = 8e6;
   // Per UltraServer u (first rank 128 u): 8 ranks on the torus row of chips 0-3 of instance 0,
   // the same row in instance 2, and a Z ring over chip 5's first core in its 4 instances (32
@@ -247,15 +269,7 @@ TEST_CASE("network: groups inside later UltraServers cost what one call per grou
     CHECK(set_engine.events_processed() == 2);
     // The same links, each with the same bytes: one start() adds a group's bytes link by link in
     // group order, as the set's tally does, so the sums are equal, not just close.
-    const auto a = each.link_usage();
-    const auto b = sets.link_usage();
-    REQUIRE(a.size() == b.size());
-    int z_links = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      CHECK(a[i].id == b[i].id);
-      CHECK(a[i].bytes == b[i].bytes);
-      z_links += a[i].kind == net::LinkKind::UltraServerZ;
-    }
+    const int z_links = same_links(each, sets, net::LinkKind::UltraServerZ);
     // Both Z rings (4 instances each) send one way round: 4 Z links each. The EFA groups run in
     // ring order (ring_order: by instance), 0 -> 32 -> 128 -> 160 -> 0: the steps 0 -> 32 and
     // 128 -> 160 stay inside an UltraServer, on one Z link each; their core-1 twins are on the
@@ -271,10 +285,7 @@ TEST_CASE("network: pairs inside later UltraServers and on later cores cost what
   // image of the same pair in UltraServer 0, and a pair c cores into its chips as the pair c
   // cores back; one start_transfer() per pair routes each pair itself. Both must give the same
   // completion and, link by link, the same bytes.
-  auto c = test::torus_cluster(4, 4, 2, 8);
-  c.instance.ultraserver_instances = 4;
-  c.instance.ultraserver_link = {256e9, 2e-6};
-  c.fabric.spines = 4;
+  const auto c = two_ultraservers();
   const double bytes = 3e6;
   std::vector<std::pair<std::int32_t, std::int32_t>> pairs;
   for (int u = 0; u < 2; ++u) {
@@ -301,15 +312,7 @@ TEST_CASE("network: pairs inside later UltraServers and on later cores cost what
   CHECK(set_done == each_last);
   CHECK(set_engine.events_processed() == 1);
   // Each pair adds the same bytes to each link of its route, so the sums are equal, not just close.
-  const auto a = each.link_usage();
-  const auto b = sets.link_usage();
-  REQUIRE(a.size() == b.size());
-  int dma_links = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    CHECK(a[i].id == b[i].id);
-    CHECK(a[i].bytes == b[i].bytes);
-    dma_links += a[i].kind == net::LinkKind::Dma;
-  }
+  const int dma_links = same_links(each, sets, net::LinkKind::Dma);
   // Every pair inside an UltraServer leaves through its sender's DMA link (8 senders); the pairs
   // across EFA do not.
   CHECK(dma_links == 8);
@@ -322,10 +325,7 @@ TEST_CASE("network: the analytic model's expected time of a collective is its cl
   // shape's time per size); estimate() schedules and prices the collective afresh. The cluster
   // of the tests above: a torus row, a Z ring, a group across EFA, at two sizes, with the policy's
   // choice and with each algorithm that runs them.
-  auto c = test::torus_cluster(4, 4, 2, 8);
-  c.instance.ultraserver_instances = 4;
-  c.instance.ultraserver_link = {256e9, 2e-6};
-  c.fabric.spines = 4;
+  const auto c = two_ultraservers();
   sim::Engine engine;
   net::Network analytic(c, NetworkModelKind::Analytic, engine);
   const std::vector<std::vector<int>> groups{test::iota(8, 128), {10, 42, 74, 106}, {0, 128, 32, 160}};
