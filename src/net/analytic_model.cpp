@@ -1,6 +1,7 @@
 #include "analytic_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 
 #include "trnsim/huge_pages.hpp"
@@ -95,17 +96,13 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
   // they share one image (and across the Clos one route), so it is looked up and timed once.
   struct Image {
     int src = -1, dst = -1;
-    const Route* route = nullptr;
-    bool translates = false;  // every link of the route has an image in later units
+    const Route* route = nullptr;  // valid until the next path(), which only image() calls
     sim::Time time;
+    int translates = -1;  // whether every link of the route has an image in later units; -1: not asked yet
   } last;
-  const auto image = [&](int src, int dst) -> const Image& {
+  const auto image = [&](int src, int dst) -> Image& {
     if (src != last.src || dst != last.dst) {
-      last.src = src;
-      last.dst = dst;
-      last.route = &router.path(src, dst);  // valid until the next path(): only here
-      const auto links = router.links(*last.route);
-      last.translates = std::all_of(links.begin(), links.end(), [&](LinkId l) { return translation.shift(l, 1) >= 0; });
+      last = Image{src, dst, &router.path(src, dst), {}, -1};
       last.time = context_.transfer_time(*last.route, bytes);
     }
     return last;
@@ -116,16 +113,19 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
     // group): its route is the image of that pair's, with the same links' figures, so the same
     // time; its links are the images of that route's. Every pair adds the same bytes, so the
     // order in which links receive them changes no sum.
-    int units = 0, cores = 0;
-    if (translation.units > 0 && src / translation.ranks_per_unit == dst / translation.ranks_per_unit)
-      units = src / translation.ranks_per_unit;
-    if (translation.cores_alike)
-      cores = std::min(src % translation.ranks_per_chip, dst % translation.ranks_per_chip);
-    const int moved = units * translation.ranks_per_unit;
-    const Image* at = &image(src - moved - cores, dst - moved - cores);
-    if (units > 0 && !at->translates) {
-      units = 0;  // a link of the image does not translate: the core shift alone
-      at = &image(src - cores, dst - cores);
+    const std::array<int, 2> ranks{src, dst};
+    auto [units, cores] = translation.offset_of(ranks);
+    const int moved = units * translation.ranks_per_unit + cores;
+    Image* at = &image(src - moved, dst - moved);
+    if (units > 0) {
+      if (at->translates < 0) {
+        const auto links = router.links(*at->route);
+        at->translates = std::all_of(links.begin(), links.end(), [&](LinkId l) { return translation.translates(l); });
+      }
+      if (at->translates == 0) {
+        units = 0;  // a link of the image does not translate: the core shift alone
+        at = &image(src - cores, dst - cores);
+      }
     }
     all.time = std::max(all.time, at->time);
     for (LinkId l : router.links(*at->route)) set_tally_.add(translation.image(l, units, cores), bytes);

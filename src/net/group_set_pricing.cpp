@@ -122,17 +122,7 @@ GroupSetPricing::GroupRef GroupSetPricing::plan_of(const Collective& group, Algo
   if (per_group[g].plan != 0) return per_group[g];
   // The group moved back into unit 0 (if it lies inside a later one) and to core 0 of its chips.
   const UnitTranslation& translation = shared_.translation;
-  int units = 0, cores = 0;
-  if (translation.units > 0) {
-    const int unit = group.ranks.front() / translation.ranks_per_unit;
-    const bool inside = std::all_of(group.ranks.begin(), group.ranks.end(),
-                                    [&](int r) { return r / translation.ranks_per_unit == unit; });
-    if (inside) units = unit;
-  }
-  if (translation.cores_alike) {
-    cores = translation.ranks_per_chip;
-    for (const int r : group.ranks) cores = std::min(cores, r % translation.ranks_per_chip);
-  }
+  auto [units, cores] = translation.offset_of(group.ranks);
   for (int attempt = 0; attempt < 2 && (units > 0 || cores > 0); ++attempt) {
     image_ranks_.assign(group.ranks.begin(), group.ranks.end());
     for (int& r : image_ranks_) r -= units * translation.ranks_per_unit + cores;
@@ -170,8 +160,8 @@ std::uint32_t GroupSetPricing::find_or_schedule(const Collective& group, Algorit
   const Router& router = context_.router;
   plan.translates = translation.units > 0 && std::all_of(terms.begin(), terms.end(), [&](const TransferTerms& t) {
                       const auto links = router.links(t.route);
-                      return std::all_of(links.begin(), links.end(), [&](LinkId l) { return translation.shift(l, 0) >= 0; }) &&
-                             (t.reduce_link < 0 || translation.shift(t.reduce_link, 0) >= 0);
+                      return std::all_of(links.begin(), links.end(), [&](LinkId l) { return translation.translates(l); }) &&
+                             (t.reduce_link < 0 || translation.translates(t.reduce_link));
                     });
   const auto id = static_cast<std::uint32_t>(shared_.plans.size());
   plan.shape = shape_of(group_shape_key(group, s, terms), id);

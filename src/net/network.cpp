@@ -47,6 +47,13 @@ ReplicaSetId Network::add_group_set(std::span<const std::int32_t> ranks, int gro
 }
 
 ReplicaSetId Network::add_pair_set(std::span<const std::pair<std::int32_t, std::int32_t>> pairs) {
+  // Every rank checked here, once per set (InputError, as a transfer's route would throw): the
+  // analytic model routes a pair's image, not the pair itself.
+  const hw::DeviceMap& dm = context_->topology.devices();
+  for (const auto& [src, dst] : pairs) {
+    static_cast<void>(dm.chip_of(src));
+    static_cast<void>(dm.chip_of(dst));
+  }
   auto& sets = context_->pair_sets;
   sets.emplace_back(pairs.begin(), pairs.end());
   return static_cast<ReplicaSetId>(sets.size() - 1);

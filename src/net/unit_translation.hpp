@@ -14,7 +14,9 @@
 // unit 0's (the torus and Z-ring routing rules read only positions inside an instance and the
 // source's instance, and each chip's links are wired in the same order in every unit), and so
 // are its transfers' terms: its time is the same.
+#include <algorithm>
 #include <array>
+#include <span>
 
 #include "trnsim/net/topology.hpp"
 
@@ -51,6 +53,28 @@ struct UnitTranslation {
   LinkId image(LinkId l, int k, int c) const {
     const LinkId m = k == 0 ? l : shift(l, k);
     return l < dma_end ? m + c : m;
+  }
+  // Whether link l has an image under shifts of whole units (its kind is translated). O(1).
+  bool translates(LinkId l) const { return shift(l, 1) >= 0; }
+
+  // How far a group of ranks (valid, not empty) lies from its image in unit 0 and core 0: `units`
+  // when every rank is in one unit past the first, else 0; `cores` the fewest cores any rank
+  // sits into its chip when cores are alike, else 0. The image is each rank minus units x
+  // ranks_per_unit + cores; its routes are the group's once every link translates (units > 0).
+  struct Offset {
+    int units = 0, cores = 0;
+  };
+  Offset offset_of(std::span<const int> ranks) const {
+    Offset o;
+    if (units > 0) {
+      const int unit = ranks.front() / ranks_per_unit;
+      if (std::all_of(ranks.begin(), ranks.end(), [&](int r) { return r / ranks_per_unit == unit; })) o.units = unit;
+    }
+    if (cores_alike) {
+      o.cores = ranks_per_chip;
+      for (const int r : ranks) o.cores = std::min(o.cores, r % ranks_per_chip);
+    }
+    return o;
   }
 };
 

@@ -140,6 +140,10 @@ TEST_CASE("schedules: hierarchical runs where every instance holds as many of th
   CHECK_FALSE(runs(CollectiveOp::AllReduce, {4, 5, 6, 7}, &why));
   CHECK(why == "hierarchical needs ranks in more than one instance");
   CHECK_FALSE(runs(CollectiveOp::Broadcast, {0, 8}, &why));
+  CHECK_FALSE(runs(CollectiveOp::AllReduce, {}, &why));  // no instance holds a rank: not "the same number"
+  CHECK(why == "hierarchical needs the same number of ranks in every instance");
+  CHECK(runs(CollectiveOp::AllReduce, {0, 0, 8, 9}));  // a repeated rank counts twice (make_schedule refuses it)
+  CHECK_THROWS_AS(runs(CollectiveOp::AllReduce, {0, 24}), InputError);  // rank 24 is past the cluster
   // A group it supports is one it can schedule: one group of ranks per instance.
   CHECK_NOTHROW(net::make_schedule(net::Collective{CollectiveOp::AllReduce, {17, 9, 1, 16, 8, 0}, 1e6, Algorithm::Hierarchical},
                                    Algorithm::Hierarchical, c, dm));

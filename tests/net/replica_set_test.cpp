@@ -40,10 +40,10 @@ sim::Time last_of_groups(const hw::ClusterSpec& c, const std::vector<std::vector
   return last;
 }
 
-// Two trn2u-like UltraServers of 4 instances (4 x 4 torus, 2 ranks per chip: 128 ranks each)
+// `count` trn2u-like UltraServers of 4 instances (4 x 4 torus, 2 ranks per chip: 128 ranks each)
 // over EFA, 4 spines.
-hw::ClusterSpec two_ultraservers() {
-  auto c = test::torus_cluster(4, 4, 2, 8);
+hw::ClusterSpec ultraservers(int count = 2) {
+  auto c = test::torus_cluster(4, 4, 2, 4 * count);
   c.instance.ultraserver_instances = 4;
   c.instance.ultraserver_link = {256e9, 2e-6};
   c.fabric.spines = 4;
@@ -63,6 +63,24 @@ int same_links(const net::Network& a, const net::Network& b, net::LinkKind kind)
     of_kind += x[i].kind == kind;
   }
   return of_kind;
+}
+
+// When the last of one start_transfer() per pair completes, on a fresh engine.
+sim::Time last_transfer_time(net::Network& net, sim::Engine& engine,
+                             const std::vector<std::pair<std::int32_t, std::int32_t>>& pairs, double bytes) {
+  sim::Time last;
+  for (const auto& [src, dst] : pairs) net.start_transfer(src, dst, bytes, [&] { last = std::max(last, engine.now()); });
+  engine.run();
+  return last;
+}
+
+// When one call on the pairs as a pair set completes, on a fresh engine.
+sim::Time pair_set_time(net::Network& net, sim::Engine& engine,
+                        const std::vector<std::pair<std::int32_t, std::int32_t>>& pairs, double bytes) {
+  sim::Time done;
+  net.start_pair_set(net.add_pair_set(pairs), bytes, [&] { done = engine.now(); });
+  engine.run();
+  return done;
 }
 
 }  // namespace
@@ -226,7 +244,7 @@ TEST_CASE("network: groups inside later UltraServers cost what one call per grou
   // over EFA. The analytic model prices a group inside UltraServer 1 as the image of the same
   // group in UltraServer 0 (net-internal unit_translation.hpp); one start() per group routes
   // each group itself. Both must give the same completion and, link by link, the same bytes.
-  const auto c = two_ultraservers();
+  const auto c = ultraservers();
   const double s = 8e6;
   // Per UltraServer u (first rank 128 u): 8 ranks on the torus row of chips 0-3 of instance 0,
   // the same row in instance 2, and a Z ring over chip 5's first core in its 4 instances (32
@@ -281,14 +299,14 @@ TEST_CASE("network: groups inside later UltraServers cost what one call per grou
 }
 
 TEST_CASE("network: pairs inside later UltraServers and on later cores cost what one transfer per pair costs") {
-  // The cluster of the test above. The analytic model prices a pair inside UltraServer 1 as the
-  // image of the same pair in UltraServer 0, and a pair c cores into its chips as the pair c
-  // cores back; one start_transfer() per pair routes each pair itself. Both must give the same
-  // completion and, link by link, the same bytes.
-  const auto c = two_ultraservers();
+  // Three UltraServers like the test above's. The analytic model prices a pair inside
+  // UltraServer u as the image of the same pair in UltraServer 0, and a pair c cores into its
+  // chips as the pair c cores back; one start_transfer() per pair routes each pair itself. Both
+  // must give the same completion and, link by link, the same bytes.
+  const auto c = ultraservers(3);
   const double bytes = 3e6;
   std::vector<std::pair<std::int32_t, std::int32_t>> pairs;
-  for (int u = 0; u < 2; ++u) {
+  for (int u = 0; u < 3; ++u) {
     const int at = 128 * u;
     pairs.emplace_back(at + 0, at + 2);    // chip 0 -> chip 1 of instance 0 (a torus neighbour)
     pairs.emplace_back(at + 1, at + 3);    // the same chips, one core on
@@ -302,22 +320,33 @@ TEST_CASE("network: pairs inside later UltraServers and on later cores cost what
   const auto set_fabric = std::make_shared<net::Fabric>(c);
   net::Network each(each_fabric, NetworkModelKind::Analytic, each_engine);
   net::Network sets(set_fabric, NetworkModelKind::Analytic, set_engine);
-  sim::Time each_last, set_done;
-  for (const auto& [src, dst] : pairs) {
-    each.start_transfer(src, dst, bytes, [&] { each_last = std::max(each_last, each_engine.now()); });
-  }
-  each_engine.run();
-  sets.start_pair_set(sets.add_pair_set(pairs), bytes, [&] { set_done = set_engine.now(); });
-  set_engine.run();
-  CHECK(set_done == each_last);
+  CHECK(pair_set_time(sets, set_engine, pairs, bytes) == last_transfer_time(each, each_engine, pairs, bytes));
   CHECK(set_engine.events_processed() == 1);
   // Each pair adds the same bytes to each link of its route, so the sums are equal, not just close.
   const int dma_links = same_links(each, sets, net::LinkKind::Dma);
-  // Every pair inside an UltraServer leaves through its sender's DMA link (8 senders); the pairs
-  // across EFA do not.
-  CHECK(dma_links == 8);
-  // UltraServer 1's pairs and the pairs one core on were not routed: only their images.
+  // Every pair inside an UltraServer leaves through its sender's DMA link (4 senders in each of
+  // 3); the pairs across EFA do not.
+  CHECK(dma_links == 12);
+  // UltraServers 1 and 2's chip pairs were not routed: only their images in UltraServer 0.
   CHECK(set_fabric->router.cached_routes() < each_fabric->router.cached_routes());
+}
+
+TEST_CASE("network: pairs in later instances whose links do not translate are routed themselves") {
+  // 8 GPUs per instance behind one switch, 2 instances: the units are the instances, but NVLink
+  // switch links are no translated kind, so a pair inside instance 1 falls back from its image
+  // to its own route. The set must still cost what one transfer per pair costs.
+  const auto c = ring_cluster(2);
+  const double bytes = 2e6;
+  const std::vector<std::pair<std::int32_t, std::int32_t>> pairs{{0, 1}, {8, 9}, {10, 11}, {2, 9}};
+  sim::Engine each_engine, set_engine;
+  net::Network each(c, NetworkModelKind::Analytic, each_engine);
+  net::Network sets(c, NetworkModelKind::Analytic, set_engine);
+  CHECK(pair_set_time(sets, set_engine, pairs, bytes) == last_transfer_time(each, each_engine, pairs, bytes));
+  // Both instances' switch links carry bytes: instance 1's pairs took their own routes.
+  const int nvlinks = same_links(each, sets, net::LinkKind::NvLink);
+  CHECK(nvlinks == 6);  // 3 pairs inside an instance, an up- and a downlink each; 2 -> 9 leaves by EFA
+  // A rank outside the cluster is refused when the set is registered.
+  CHECK_THROWS_AS(sets.add_pair_set(std::vector<std::pair<std::int32_t, std::int32_t>>{{0, 16}}), InputError);
 }
 
 TEST_CASE("network: the analytic model's expected time of a collective is its closed form, to the picosecond") {
@@ -325,10 +354,12 @@ TEST_CASE("network: the analytic model's expected time of a collective is its cl
   // shape's time per size); estimate() schedules and prices the collective afresh. The cluster
   // of the tests above: a torus row, a Z ring, a group across EFA, at two sizes, with the policy's
   // choice and with each algorithm that runs them.
-  const auto c = two_ultraservers();
+  const auto c = ultraservers();
   sim::Engine engine;
   net::Network analytic(c, NetworkModelKind::Analytic, engine);
-  const std::vector<std::vector<int>> groups{test::iota(8, 128), {10, 42, 74, 106}, {0, 128, 32, 160}};
+  // The row in UltraServer 0 first: the later row's time then comes from the shape the first
+  // planned, as in a sweep whose plans share a fabric.
+  const std::vector<std::vector<int>> groups{test::iota(8, 0), test::iota(8, 128), {10, 42, 74, 106}, {0, 128, 32, 160}};
   int compared = 0;
   for (const auto& g : groups) {
     for (const CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather}) {

@@ -90,7 +90,7 @@ class Network {
   // (InputError unless group_size > 0 divides ranks.size()); O(ranks), a copy.
   ReplicaSetId add_group_set(std::span<const std::int32_t> ranks, int group_size);
   // Contract: registers point-to-point pairs (src rank, dst rank) that move the same bytes
-  // together; O(pairs), a copy.
+  // together; InputError for a rank outside the cluster; O(pairs), a copy.
   ReplicaSetId add_pair_set(std::span<const std::pair<std::int32_t, std::int32_t>> pairs);
   // True when this model starts a set as one call (start_group_set, start_pair_set): analytic.
   bool collapses_replicas() const;
@@ -105,8 +105,8 @@ class Network {
   // Closed-form time of `c` alone on the network (the analytic model, whatever this network's model).
   sim::Time estimate(const Collective& c);
   // The same, memoized per distinct (op, algorithm, bytes, ranks): for callers that ask often.
-  // The analytic model answers from its replica-set pricing (the same picoseconds), whose
-  // schedule and routes of the group its set's first call then reuses.
+  // The analytic model answers from its replica-set pricing (the same picoseconds): it schedules
+  // and routes the group there, where a set call on the same group finds them.
   sim::Time expected(const Collective& c);
   // The algorithm `c` runs (ClosedForm::choose): Auto the policy's choice, Optimal the analytic
   // optimum, a concrete algorithm as is.

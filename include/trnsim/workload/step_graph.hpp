@@ -147,10 +147,11 @@ struct StepGraph {
   // slot it gives must hold the rank.
   std::size_t rank_slot(std::int32_t rank) const;
   // Contract: fills slot_by_rank from simulated_ranks (strictly ascending) when the table stays
-  // small (the largest rank below total_ranks, up to 4 Mi, or below 16 x simulated ranks +
-  // 65,536; a trace may number its ranks sparsely); clears it otherwise. Every builder calls it once simulated_ranks is final, since
-  // replay and reports look a slot up per task (a binary search there was 2-4 % of a sweep's
-  // plan). O(largest rank).
+  // small: the largest rank below total_ranks, up to 4 Mi (a table of at most 16 MiB), or below
+  // 16 x simulated ranks + 65,536 (a trace may number its ranks sparsely); clears it otherwise.
+  // Every builder calls it once simulated_ranks and total_ranks are final, since replay and
+  // reports look a slot up per task (a binary search there was 2-4 % of a sweep's plan, and
+  // doubled the per-task passes at 65,536 chips). O(largest rank).
   void index_ranks();
   // Contract: c's groups; throws InternalError for a group set out of range. O(1).
   const GroupSet& groups_of(const Collective& c) const;

@@ -77,8 +77,8 @@ std::vector<std::uint32_t> stream_previous(const StepGraph& g, const replay::Tim
   for (std::size_t k = 0; k + 1 < begin.size(); ++k) {
     const auto first = entries.begin() + begin[k], last = entries.begin() + begin[k + 1];
     // Filled in id order, a stream's entries are usually in run order already (the builder emits
-    // a stream's tasks in program order): checking is O(n), sorting them again was a quarter of a
-    // llama3.1-405b-trn2u `run`.
+    // a stream's tasks in program order): checking is O(n), sorting them again was 6 % of a
+    // llama3.1-405b-trn2u `run`'s instructions.
     if (!std::is_sorted(first, last)) std::sort(first, last);
     for (auto e = first; e != last && e + 1 != last; ++e) prev[(e + 1)->id] = e->id;
   }
