@@ -42,7 +42,7 @@ sim::Time last_of_groups(const hw::ClusterSpec& c, const std::vector<std::vector
 
 // `count` trn2u-like UltraServers of 4 instances (4 x 4 torus, 2 ranks per chip: 128 ranks each)
 // over EFA, 4 spines.
-hw::ClusterSpec ultraservers(int count = 2) {
+hw::ClusterSpec ultraserver_cluster(int count = 2) {
   auto c = test::torus_cluster(4, 4, 2, 4 * count);
   c.instance.ultraserver_instances = 4;
   c.instance.ultraserver_link = {256e9, 2e-6};
@@ -244,7 +244,7 @@ TEST_CASE("network: groups inside later UltraServers cost what one call per grou
   // over EFA. The analytic model prices a group inside UltraServer 1 as the image of the same
   // group in UltraServer 0 (net-internal unit_translation.hpp); one start() per group routes
   // each group itself. Both must give the same completion and, link by link, the same bytes.
-  const auto c = ultraservers();
+  const auto c = ultraserver_cluster();
   const double s = 8e6;
   // Per UltraServer u (first rank 128 u): 8 ranks on the torus row of chips 0-3 of instance 0,
   // the same row in instance 2, and a Z ring over chip 5's first core in its 4 instances (32
@@ -303,7 +303,7 @@ TEST_CASE("network: pairs inside later UltraServers and on later cores cost what
   // UltraServer u as the image of the same pair in UltraServer 0, and a pair c cores into its
   // chips as the pair c cores back; one start_transfer() per pair routes each pair itself. Both
   // must give the same completion and, link by link, the same bytes.
-  const auto c = ultraservers(3);
+  const auto c = ultraserver_cluster(3);
   const double bytes = 3e6;
   std::vector<std::pair<std::int32_t, std::int32_t>> pairs;
   for (int u = 0; u < 3; ++u) {
@@ -354,7 +354,7 @@ TEST_CASE("network: the analytic model's expected time of a collective is its cl
   // shape's time per size); estimate() schedules and prices the collective afresh. The cluster
   // of the tests above: a torus row, a Z ring, a group across EFA, at two sizes, with the policy's
   // choice and with each algorithm that runs them.
-  const auto c = ultraservers();
+  const auto c = ultraserver_cluster();
   sim::Engine engine;
   net::Network analytic(c, NetworkModelKind::Analytic, engine);
   // The row in UltraServer 0 first: the later row's time then comes from the shape the first
