@@ -155,13 +155,11 @@ class Builder {
   }
 
   void choose_simulated_ranks() {
-    sim_of_.assign(idx(layout_.size()), -1);
     if (opts_.symmetric) {
       for (I64 p = 0; p < plan_.pp; ++p) sims_.push_back(layout_.rank(0, 0, p));
     } else {
       for (I32 r = 0; r < layout_.size(); ++r) sims_.push_back(r);
     }
-    for (std::size_t i = 0; i < sims_.size(); ++i) sim_of_[idx(sims_[i])] = i32(static_cast<I64>(i));
     graph_.simulated_ranks = sims_;
     graph_.total_ranks = layout_.size();
     graph_.index_ranks();  // after total_ranks, which bounds its table
@@ -500,7 +498,7 @@ class Builder {
           if (from < 0 || from >= virtual_count_) continue;
           const I64 from_stage = from % plan_.pp;
           const I64 from_chunk = from / plan_.pp;
-          const auto sender = static_cast<std::size_t>(sim_of_[idx(layout_.rank(c.tp, c.dp, from_stage))]);
+          const std::size_t sender = graph_.rank_slot(layout_.rank(c.tp, c.dp, from_stage));
           for (I64 mb = 0; mb < plan_.micro_batches; ++mb) {
             const TaskId consumer = first_[unit_slot(si, forward, chunk, mb)];
             const std::size_t producer_slot = unit_slot(sender, forward, from_chunk, mb);
@@ -551,7 +549,6 @@ class Builder {
   std::vector<Programs> programs_;
   std::vector<std::uint32_t> optimizer_work_;
   std::vector<I32> sims_;
-  std::vector<I32> sim_of_;
   std::vector<TaskId> first_, last_, send_;
   std::vector<TaskId> transfers_;
   EdgeList edges_;
