@@ -3,13 +3,16 @@
 // results to stdout.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
+#include <unistd.h>
 #endif
 
 #include <CLI/CLI.hpp>
@@ -45,9 +48,42 @@ void keep_freed_memory_mapped() {
 #endif
 }
 
+// Backs the whole heap with transparent huge pages through glibc's own switch, the tunable
+// glibc.malloc.hugetlb=1 (glibc 2.35+: every heap and large block is advised MADV_HUGEPAGE), where
+// Linux gives huge pages only on request (THP "madvise", Debian's default). A replay touches its
+// memory once: in 4 KiB pages every first touch is a page fault, in a virtual machine about half
+// of a 405B run at 1,024 chips (17.9 k faults; 2.7 k with the tunable, the run 0.36 -> 0.18 s).
+// Tunables are read only when a process starts, so the executable starts itself again, once, with
+// the tunable added to its environment (about 10 ms); outputs are the same bytes. Left alone:
+//  - when GLIBC_TUNABLES already names glibc.malloc.hugetlb: the user's choice stands, and
+//    glibc.malloc.hugetlb=0 turns this off;
+//  - when LD_PRELOAD is set: a tool (valgrind, heaptrack) or another allocator is in the process,
+//    and the restart would leave the tool behind;
+//  - when the restart fails: the run goes on as it is.
+void use_transparent_huge_pages(char** argv) {
+#if defined(__GLIBC__) && defined(__linux__)
+  static constexpr const char* kSwitch = "glibc.malloc.hugetlb";
+  const char* given = std::getenv("GLIBC_TUNABLES");
+  if (given != nullptr && std::string_view(given).find(kSwitch) != std::string_view::npos) return;
+  if (std::getenv("LD_PRELOAD") != nullptr) return;
+  const std::string before = given != nullptr ? given : "";
+  const std::string tunables = before.empty() ? fmt::format("{}=1", kSwitch) : fmt::format("{}:{}=1", before, kSwitch);
+  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  if (given != nullptr) {
+    setenv("GLIBC_TUNABLES", before.c_str(), 1);
+  } else {
+    unsetenv("GLIBC_TUNABLES");
+  }
+#else
+  static_cast<void>(argv);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  use_transparent_huge_pages(argv);
   keep_freed_memory_mapped();
   CLI::App app{"trnsim: a discrete-event simulator of AWS Trainium training clusters"};
   app.set_version_flag("--version", TRNSIM_VERSION);

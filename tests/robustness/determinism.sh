@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Determinism: the same command twice writes byte-identical JSON, CSV, HTML and trace files; a
 # sweep writes the same files with --threads 1 and --threads 2; and a run under a locale with a
-# decimal comma (de_DE.UTF-8) writes the same files as under C. The locale is built into a scratch
+# decimal comma (de_DE.UTF-8) writes the same files as under C; a run on 4 KiB pages
+# (GLIBC_TUNABLES=glibc.malloc.hugetlb=0) writes the same files as on the huge pages trnsim asks
+# glibc for by default (src/cli/main.cpp), which a running trnsim's environment shows. The locale is built into a scratch
 # directory with localedef (LOCPATH), so the test needs no system locale; without localedef or
 # glibc's de_DE source the locale part is skipped, saying why.
 # Usage: tests/robustness/determinism.sh TRNSIM
@@ -43,6 +45,30 @@ same() {
 run_all "$scratch/a" LC_ALL=C
 run_all "$scratch/b" LC_ALL=C
 same "$scratch/a" "$scratch/b" "same command twice"
+
+run_all "$scratch/small-pages" LC_ALL=C GLIBC_TUNABLES=glibc.malloc.hugetlb=0
+same "$scratch/a" "$scratch/small-pages" "huge pages (the default) and 4 KiB pages"
+# The default really is the huge-page heap: trnsim starts itself again with the tunable set, and
+# the restarted process's environment (/proc/PID/environ) holds it. Polled while a 405B run works.
+if ldd "$trnsim" | grep -q 'libc.so.6'; then
+  env -u GLIBC_TUNABLES "$trnsim" --quiet run configs/examples/llama3.1-405b-trn2u.json > /dev/null &
+  pid=$!
+  seen=0
+  while kill -0 $pid 2> /dev/null; do
+    if tr '\0' '\n' < /proc/$pid/environ 2> /dev/null | grep -qx 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1'; then
+      seen=1
+      break
+    fi
+    sleep 0.01
+  done
+  wait $pid
+  if [[ $seen -eq 1 ]]; then
+    echo "huge pages: the running trnsim has GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
+  else
+    echo "FAIL: the running trnsim never had GLIBC_TUNABLES=glibc.malloc.hugetlb=1 in its environment"
+    fail=1
+  fi
+fi
 
 mkdir -p "$scratch/t1" "$scratch/t2"
 for t in 1 2; do
