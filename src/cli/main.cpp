@@ -2,6 +2,7 @@
 // exit codes (0 ok, 1 a finding the user asked to fail on, 2 bad input). Logs go to stderr,
 // results to stdout.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -12,6 +13,7 @@
 
 #if defined(__GLIBC__)
 #include <malloc.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 #endif
 
@@ -54,22 +56,34 @@ void keep_freed_memory_mapped() {
 // memory once: in 4 KiB pages every first touch is a page fault, in a virtual machine about half
 // of a 405B run at 1,024 chips (17.9 k faults; 2.7 k with the tunable, the run 0.36 -> 0.18 s).
 // Tunables are read only when a process starts, so the executable starts itself again, once, with
-// the tunable added to its environment (about 10 ms); outputs are the same bytes. Left alone:
+// the tunable added to GLIBC_TUNABLES and kRestarted set (about 10 ms); outputs are the same
+// bytes. It execs its own path (not /proc/self/exe, which would rename the process "exe" for ps,
+// pgrep and perf). Left alone:
 //  - when GLIBC_TUNABLES already names glibc.malloc.hugetlb: the user's choice stands, and
 //    glibc.malloc.hugetlb=0 turns this off;
-//  - when LD_PRELOAD is set: a tool (valgrind, heaptrack) or another allocator is in the process,
-//    and the restart would leave the tool behind;
+//  - when LD_PRELOAD is set: a tool (valgrind, heaptrack, rr) or another allocator is in the
+//    process, and the restart would leave the tool behind;
+//  - when kRestarted is set (this is the second start, whatever glibc kept of the tunables), and
+//    in a setuid or setcap process (AT_SECURE), where glibc drops such tunables;
 //  - when the restart fails: the run goes on as it is.
+// Older glibc ignores the tunable (the restart then buys nothing); other C libraries skip all this.
+constexpr const char* kRestarted = "TRNSIM_HUGE_PAGES_RESTARTED";
+
 void use_transparent_huge_pages(char** argv) {
 #if defined(__GLIBC__) && defined(__linux__)
   static constexpr const char* kSwitch = "glibc.malloc.hugetlb";
   const char* given = std::getenv("GLIBC_TUNABLES");
   if (given != nullptr && std::string_view(given).find(kSwitch) != std::string_view::npos) return;
-  if (std::getenv("LD_PRELOAD") != nullptr) return;
+  if (std::getenv("LD_PRELOAD") != nullptr || std::getenv(kRestarted) != nullptr) return;
+  if (getauxval(AT_SECURE) != 0) return;
+  std::array<char, 4096> self{};
+  const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  if (n <= 0 || static_cast<std::size_t>(n) >= self.size() - 1) return;
   const std::string before = given != nullptr ? given : "";
   const std::string tunables = before.empty() ? fmt::format("{}=1", kSwitch) : fmt::format("{}:{}=1", before, kSwitch);
-  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
-  execv("/proc/self/exe", argv);
+  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0 || setenv(kRestarted, "1", 1) != 0) return;
+  execv(self.data(), argv);
+  unsetenv(kRestarted);
   if (given != nullptr) {
     setenv("GLIBC_TUNABLES", before.c_str(), 1);
   } else {
@@ -78,6 +92,15 @@ void use_transparent_huge_pages(char** argv) {
 #else
   static_cast<void>(argv);
 #endif
+}
+
+// With -v, says whether this process is the restarted one and with which tunables (what the
+// robustness test checks, and what someone timing trnsim may want to know).
+void log_huge_pages() {
+  if (std::getenv(kRestarted) == nullptr) return;
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  spdlog::debug("restarted with GLIBC_TUNABLES={} (the heap on transparent huge pages)",
+                tunables != nullptr ? tunables : "");
 }
 
 }  // namespace
@@ -134,6 +157,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("%^%l%$: %v");
   spdlog::set_level(verbose ? spdlog::level::debug : quiet ? spdlog::level::err : spdlog::level::info);
+  log_huge_pages();
 
   try {
     return action ? action() : 2;

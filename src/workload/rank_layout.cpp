@@ -102,7 +102,7 @@ std::vector<std::string> layout_findings(const RankLayout& layout, std::int64_t 
   for (std::int64_t p = 0; p < layout.pp(); ++p) {
     for (std::int64_t d = 0; d < layout.dp(); ++d) {
       // One instance: every rank's instance is the first's (no group list, no set: at 65,536
-      // chips these are 16,384 groups, and the set per group was 2 % of the run).
+      // chips these are 16,384 groups, and the list and set per group 1 % of the run).
       const std::int64_t first = layout.rank(0, d, p) / ranks_per_instance;
       for (std::int64_t t = 1; t < layout.tp(); ++t) {
         if (layout.rank(t, d, p) / ranks_per_instance != first) {

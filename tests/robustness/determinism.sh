@@ -3,9 +3,9 @@
 # sweep writes the same files with --threads 1 and --threads 2; and a run under a locale with a
 # decimal comma (de_DE.UTF-8) writes the same files as under C; a run on 4 KiB pages
 # (GLIBC_TUNABLES=glibc.malloc.hugetlb=0) writes the same files as on the huge pages trnsim asks
-# glibc for by default (src/cli/main.cpp), which a running trnsim's environment shows. The locale is built into a scratch
-# directory with localedef (LOCPATH), so the test needs no system locale; without localedef or
-# glibc's de_DE source the locale part is skipped, saying why.
+# glibc for by default (src/cli/main.cpp), for which `trnsim -v` logs its restart. The locale is
+# built into a scratch directory with localedef (LOCPATH), so the test needs no system locale;
+# without localedef or glibc's de_DE source the locale part is skipped, saying why.
 # Usage: tests/robustness/determinism.sh TRNSIM
 set -euo pipefail
 trnsim=$(realpath "$1")
@@ -48,27 +48,24 @@ same "$scratch/a" "$scratch/b" "same command twice"
 
 run_all "$scratch/small-pages" LC_ALL=C GLIBC_TUNABLES=glibc.malloc.hugetlb=0
 same "$scratch/a" "$scratch/small-pages" "huge pages (the default) and 4 KiB pages"
-# The default really is the huge-page heap: trnsim starts itself again with the tunable set, and
-# the restarted process's environment (/proc/PID/environ) holds it. Polled while a 405B run works.
-if ldd "$trnsim" | grep -q 'libc.so.6'; then
-  env -u GLIBC_TUNABLES "$trnsim" --quiet run configs/examples/llama3.1-405b-trn2u.json > /dev/null &
-  pid=$!
-  seen=0
-  while kill -0 $pid 2> /dev/null; do
-    if tr '\0' '\n' < /proc/$pid/environ 2> /dev/null | grep -qx 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1'; then
-      seen=1
-      break
-    fi
-    sleep 0.01
-  done
-  wait $pid
-  if [[ $seen -eq 1 ]]; then
-    echo "huge pages: the running trnsim has GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
-  else
-    echo "FAIL: the running trnsim never had GLIBC_TUNABLES=glibc.malloc.hugetlb=1 in its environment"
+# The default really restarts onto huge pages, once, and only then: `-v` logs the restart and
+# its tunables (src/cli/main.cpp). Checked with a clean environment (no tunables, no preload), then
+# with the tunable turned off and with LD_PRELOAD set, where it must not restart.
+restart_log() { env -u GLIBC_TUNABLES -u LD_PRELOAD -u TRNSIM_HUGE_PAGES_RESTARTED "$@" "$trnsim" -v presets 2>&1 > /dev/null | grep 'restarted with' || true; }
+log=$(restart_log)
+if [[ $log == *"GLIBC_TUNABLES=glibc.malloc.hugetlb=1 "* ]]; then
+  echo "huge pages: $log"
+else
+  echo "FAIL: trnsim -v did not log its restart with glibc.malloc.hugetlb=1 (got: '$log')"
+  fail=1
+fi
+for setting in GLIBC_TUNABLES=glibc.malloc.hugetlb=0 LD_PRELOAD=; do
+  log=$(restart_log "$setting")
+  if [[ -n $log ]]; then
+    echo "FAIL: with $setting trnsim still restarted: $log"
     fail=1
   fi
-fi
+done
 
 mkdir -p "$scratch/t1" "$scratch/t2"
 for t in 1 2; do
