@@ -117,7 +117,7 @@ TEST_CASE("fast forward: every example gives the full replay's step time in pico
   const auto results = compare_dir("examples");
   REQUIRE(results.size() >= 5);
   // gpt3-175b-a100: 1f1b-interleaved, pp 8, 192 micro-batches per pipeline: d = 8, and a few
-  // dozen micro-batches hold warm-up, two periods and cool-down; its steady state repeats every
+  // dozen micro-batches hold warm-up, a period and cool-down; its steady state repeats every
   // period, so it must fast-forward, not fall back. llama3.1-405b-trn2u falls back (below).
   CHECK(fast_forwarded(results, "gpt3-175b-a100.json"));
   CHECK_FALSE(fast_forwarded(results, "llama3.1-405b-trn2u.json"));

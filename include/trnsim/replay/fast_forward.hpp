@@ -3,8 +3,8 @@
 // (interleaved or not) is warm-up, steady periods and cool-down; each period of d micro-batches
 // (d = 1, or pp for 1f1b-interleaved, whose micro-batches go in groups of pp) adds the same tasks
 // at the same offsets, so for M large the step time is affine in M. Instead of replaying all M,
-// the step is replayed with M1 (the fewest micro-batches with warm-up, two full steady periods
-// and cool-down, and enough steady ones in M2 to check, below) and M2 = M1 + d;
+// the step is replayed with M1 (the fewest micro-batches with warm-up, a full steady period and
+// cool-down, and enough steady ones in M2 to check, below) and M2 = M1 + d;
 // P = step(M2) - step(M1) is one period, and
 //   step(M) = step(M1) + (M - M1) / d x P, in integer picoseconds.
 // The repetition is checked, not assumed: in the M2 replay, every task of the last
@@ -47,7 +47,7 @@ struct FastForwardShape {
 // Contract: the shape of `resolved` (every field set) on `input`, or nullopt with `why` set when
 // fast-forward cannot apply or saves nothing: GPipe (no steady state), fewer micro-batches than
 // two reduced replays take (M1 + M2 >= M). M1 is the fewest micro-batches (keeping M's residue
-// modulo d) with two steady periods whose M2 has max(2 d, pp + d) steady micro-batches to check.
+// modulo d) with a steady period whose M2 has max(2 d, pp + d) steady micro-batches to check.
 // O(pp x M1 x v) schedule units per candidate M1.
 std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                    std::string* why = nullptr);
