@@ -73,10 +73,11 @@ std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const
   // The checked micro-batches: at least two periods, and at least pp shifts (a cycle of the
   // pipeline as deep as its stages shows within them).
   const std::int64_t checked = std::max(2 * s.period, plan.pp + s.period);
-  // M1 keeps M's residue modulo d (interleaving needs a multiple of pp: M is one, so is M1). One
-  // steady period in M1 is enough: M2's checked micro-batches and the step difference (below)
-  // decide whether M1 is M2 with a period cut out; two, as first built, cost gpt3-175b-a100 a
-  // sixth of its fast-forward (48 + 56 micro-batches replayed instead of 40 + 48).
+  // M1 keeps M's residue modulo d (interleaving needs a multiple of pp: M is one, so is M1). Its
+  // one steady period follows from M2's checked count (checked >= 2 d, and M2 has d more steady
+  // micro-batches than M1), kept as a guard: M2's checked micro-batches and the step difference
+  // (below) decide whether M1 is M2 with a period cut out. Two periods, as first built, cost
+  // gpt3-175b-a100 a sixth of its fast-forward (48 + 56 micro-batches replayed, not 40 + 48).
   std::int64_t m1 = s.micro_batches % s.period == 0 ? s.period : s.micro_batches % s.period;
   for (;; m1 += s.period) {
     if (2 * m1 + s.period >= s.micro_batches)

@@ -147,7 +147,7 @@ TEST_CASE("fast forward: 1f1b with pp 16 replays 48 and 49 micro-batches and che
   // Stage 0 of 1F1B with pp 16: 15 warm-up forwards, then F15 still before the first backward;
   // the trailing backwards start at B(M - 16) (after the last forward F(M-1) comes B(M-16)).
   // Later stages have fewer of each, so the steady micro-batches are [16, M - 16). The check
-  // needs max(2 d, pp + d) = 17 of them in M2: M2 - 32 >= 17, M2 = 49, M1 = 48 (16 >= 2 steady).
+  // needs max(2 d, pp + d) = 17 of them in M2: M2 - 32 >= 17, M2 = 49, M1 = 48 (16 >= 1 steady).
   const config::Experiment ex = config::load_experiment((fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" /
                                                          "llama3.1-405b-trn2u.json").string());
   const replay::StepInput input = config::step_input(ex);

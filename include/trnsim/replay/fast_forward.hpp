@@ -14,8 +14,9 @@
 // Otherwise the caller falls back to the full replay. Two periods alone are not enough: a steady
 // state may repeat only every few periods (llama3.1-405b-trn2u: 1F1B over 16 stages repeats every
 // 14 micro-batches, one forward-to-forward step in 14 being 1.4 ms shorter), so the check spans
-// pp shifts at least; earlier steady micro-batches may still be settling (gpt3-175b-a100's
-// forwards take dozens of micro-batches to), which the extrapolation does not need. A cycle
+// pp shifts at least. The check spans nearly all of M2's steady micro-batches (gpt3-175b-a100:
+// [17, 33) of [15, 33)): a steady state still settling there fails it, and the plan replays in
+// full. A cycle
 // longer than that whose irregular step falls outside the checked micro-batches would not be
 // seen: the tests compare every example and validation file with its full replay. Every additive
 // figure of the report moves by the same rule (report/analysis/fast_forward.hpp extrapolates the
