@@ -1,4 +1,3 @@
-#include <set>
 #include <sstream>
 #include <utility>
 
@@ -84,13 +83,31 @@ std::vector<std::int32_t> RankLayout::cp_group(std::int64_t t, std::int64_t d, s
   return g;
 }
 
+namespace {
+
+// Whether the n ranks rank_of(0), ..., rank_of(n - 1) lie in more than one instance: some rank's
+// instance is not the first's (no list or set per group: at 65,536 chips the TP groups are 16,384,
+// and a list and a set per group were 1 % of the run).
+template <class RankOf>
+bool in_more_than_one_instance(std::int64_t n, std::int64_t ranks_per_instance, RankOf rank_of) {
+  if (n <= 0) return false;
+  const std::int64_t first = rank_of(0) / ranks_per_instance;
+  for (std::int64_t i = 1; i < n; ++i) {
+    if (rank_of(i) / ranks_per_instance != first) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::int64_t ep_groups_spanning_instances(const RankLayout& layout, std::int64_t ranks_per_instance) {
   if (ranks_per_instance <= 0 || layout.ep() == 1) return 0;
   std::int64_t spanning = 0;
   for (std::int64_t d = 0; d < layout.dp(); d += layout.ep() * layout.cp()) {
-    std::set<std::int64_t> instances;
-    for (auto r : layout.ep_group(0, d, 0)) instances.insert(r / ranks_per_instance);
-    if (instances.size() > 1) ++spanning;
+    const auto g = layout.ep_group(0, d, 0);
+    const auto size = static_cast<std::int64_t>(g.size());
+    if (in_more_than_one_instance(size, ranks_per_instance, [&](std::int64_t i) { return g[static_cast<std::size_t>(i)]; }))
+      ++spanning;
   }
   return spanning;
 }
@@ -101,15 +118,8 @@ std::vector<std::string> layout_findings(const RankLayout& layout, std::int64_t 
   std::int64_t spanning = 0;
   for (std::int64_t p = 0; p < layout.pp(); ++p) {
     for (std::int64_t d = 0; d < layout.dp(); ++d) {
-      // One instance: every rank's instance is the first's (no group list, no set: at 65,536
-      // chips these are 16,384 groups, and the list and set per group 1 % of the run).
-      const std::int64_t first = layout.rank(0, d, p) / ranks_per_instance;
-      for (std::int64_t t = 1; t < layout.tp(); ++t) {
-        if (layout.rank(t, d, p) / ranks_per_instance != first) {
-          ++spanning;
-          break;
-        }
-      }
+      if (in_more_than_one_instance(layout.tp(), ranks_per_instance, [&](std::int64_t t) { return layout.rank(t, d, p); }))
+        ++spanning;
     }
   }
   if (spanning > 0) {

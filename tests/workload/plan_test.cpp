@@ -117,6 +117,21 @@ TEST_CASE("plan: a TP group spanning instances is a finding, not an error") {
   CHECK_THAT(f[0], Catch::StartsWith("32 of 32 TP groups"));
 }
 
+TEST_CASE("plan: EP groups spanning instances are counted group by group") {
+  // tp 2, dp 4, pp 1, ep 2, order tp,dp,pp: rank = t + 2 d. EP is the fastest part of DP, so the
+  // two EP groups (at tp 0) are replicas {0, 1} and {2, 3}: ranks {0, 2} and {4, 6}.
+  const RankLayout l(2, 4, 1, "tp,dp,pp", 2);
+  // 4 ranks per instance: instances {0, 0} and {1, 1}: none spans.
+  CHECK(ep_groups_spanning_instances(l, 4) == 0);
+  // 3 per instance: {0, 0} and {1, 2}: one spans.
+  CHECK(ep_groups_spanning_instances(l, 3) == 1);
+  // 2 per instance: {0, 1} and {2, 3}: both span.
+  CHECK(ep_groups_spanning_instances(l, 2) == 2);
+  // No EP, or no instance size: nothing counted.
+  CHECK(ep_groups_spanning_instances(RankLayout(2, 4, 1, "tp,dp,pp"), 2) == 0);
+  CHECK(ep_groups_spanning_instances(l, 0) == 0);
+}
+
 namespace {
 
 std::vector<std::int64_t> chunk_sizes(std::int64_t layers, std::int64_t pp, std::int64_t v) {

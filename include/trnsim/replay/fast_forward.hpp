@@ -16,11 +16,10 @@
 // 14 micro-batches, one forward-to-forward step in 14 being 1.4 ms shorter), so the check spans
 // pp shifts at least. The check spans nearly all of M2's steady micro-batches (gpt3-175b-a100:
 // [17, 33) of [15, 33)): a steady state still settling there fails it, and the plan replays in
-// full. A cycle
-// longer than that whose irregular step falls outside the checked micro-batches would not be
-// seen: the tests compare every example and validation file with its full replay. Every additive
-// figure of the report moves by the same rule (report/analysis/fast_forward.hpp extrapolates the
-// StepReport).
+// full. A cycle longer than that whose irregular step falls outside the checked micro-batches
+// would not be seen: the tests compare every example and validation file with its full replay.
+// Every additive figure of the report moves by the same rule (report/analysis/fast_forward.hpp
+// extrapolates the StepReport).
 #include <cstdint>
 #include <memory>
 #include <optional>
