@@ -54,6 +54,16 @@ LinkTotals AnalyticModel::link_totals(LinkId l) const {
   return {bytes, bytes / context_.topology.link(l).bandwidth};
 }
 
+void AnalyticModel::link_totals_range(LinkId first, std::span<LinkTotals> out) const {
+  if (!settled_) settle();
+  const Topology& topo = context_.topology;
+  const auto at = static_cast<std::size_t>(first);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const double bytes = set_bytes_.empty() ? link_bytes_[at + i] : link_bytes_[at + i] + set_bytes_[at + i];
+    out[i] = {bytes, bytes / topo.link(static_cast<LinkId>(at + i)).bandwidth};
+  }
+}
+
 void AnalyticModel::settle() const {
   reserve_huge(set_bytes_, link_bytes_.size());
   set_bytes_.assign(link_bytes_.size(), 0.0);

@@ -43,6 +43,7 @@ class AnalyticModel final : public NetworkModel {
   // chips with pipeline stages inside an UltraServer that left a tenth of a run's routing.
   void start_pair_set(ReplicaSetId set, double bytes, sim::InlineHandler&& done) override;
   LinkTotals link_totals(LinkId l) const override;
+  void link_totals_range(LinkId first, std::span<LinkTotals> out) const override;
   // Contract: GroupSetPricing::time_of(c), the closed form's estimate to the picosecond.
   std::optional<sim::Time> expected(const Collective& c) override { return group_sets_.time_of(c); }
   NetworkCounters counters() const override { return {}; }

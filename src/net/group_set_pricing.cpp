@@ -45,7 +45,7 @@ std::vector<double> group_shape_key(const Collective& group, const Schedule& s, 
 GroupTerms& terms_of(Fabric& fabric) {
   if (!fabric.group_terms) {
     fabric.group_terms = std::make_unique<GroupTerms>();
-    fabric.group_terms->translation = unit_translation(fabric.topology);
+    fabric.group_terms->translation = fabric.router.translation();  // computed once, by the router
   }
   return *fabric.group_terms;
 }

@@ -1,5 +1,7 @@
 #include "trnsim/net/network.hpp"
 
+#include <algorithm>
+#include <array>
 #include <utility>
 
 #include <fmt/format.h>
@@ -79,6 +81,10 @@ void NetworkModel::start_pair_set(ReplicaSetId, double, sim::InlineHandler&&) {
   throw InternalError("network: this model starts one transfer per pair (collapses_replicas() is false)");
 }
 
+void NetworkModel::link_totals_range(LinkId first, std::span<LinkTotals> out) const {
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = link_totals(first + static_cast<LinkId>(i));
+}
+
 sim::Time Network::estimate(const Collective& c) { return context_->closed_form.estimate(c); }
 
 sim::Time Network::expected(const Collective& c) {
@@ -97,11 +103,18 @@ std::vector<LinkUsage> Network::link_usage() const {
   // Room for every link: moving hundreds of thousands of entries at each doubling cost as much as
   // filling them (65,536 chips: 655,360 links); the pages of links without traffic stay untouched.
   reserve_huge(out, static_cast<std::size_t>(topo.link_count()));
-  for (LinkId l = 0; l < topo.link_count(); ++l) {
-    const LinkTotals t = model_->link_totals(l);
-    if (!(t.bytes > 0)) continue;
-    const Link& link = topo.link(l);
-    out.push_back(LinkUsage{l, link.kind, topo.vertex(link.src), topo.vertex(link.dst), link.bandwidth, t.bytes, t.busy_s});
+  // The model's totals a chunk at a time (64 KiB): one call per chunk, not per link.
+  std::array<LinkTotals, 4096> chunk;
+  for (LinkId first = 0; first < topo.link_count(); first += static_cast<LinkId>(chunk.size())) {
+    const auto n = std::min<std::size_t>(chunk.size(), static_cast<std::size_t>(topo.link_count() - first));
+    model_->link_totals_range(first, std::span<LinkTotals>(chunk.data(), n));
+    for (std::size_t i = 0; i < n; ++i) {
+      const LinkTotals& t = chunk[i];
+      if (!(t.bytes > 0)) continue;
+      const LinkId l = first + static_cast<LinkId>(i);
+      const Link& link = topo.link(l);
+      out.push_back(LinkUsage{l, link.kind, topo.vertex(link.src), topo.vertex(link.dst), link.bandwidth, t.bytes, t.busy_s});
+    }
   }
   return out;
 }

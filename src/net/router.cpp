@@ -14,6 +14,7 @@
 #include "link_graph.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/huge_pages.hpp"
+#include "unit_translation.hpp"
 
 namespace trnsim::net {
 
@@ -213,55 +214,82 @@ class Router::Search {
   bool found_ = false;
 };
 
-Router::Router(const Topology& topology) : topo_(&topology), search_(std::make_unique<Search>(topology)) {}
+Router::Router(const Topology& topology)
+    : topo_(&topology),
+      translation_(std::make_unique<UnitTranslation>(unit_translation(topology))),
+      search_(std::make_unique<Search>(topology)) {}
 
 Router::~Router() = default;
 
 const Route& Router::route(int src_chip, int dst_chip) {
   const auto key = pair_key(src_chip, dst_chip);
   if (const std::uint32_t* i = cache_.find(key)) return routes_[*i];
-  // The stores grow to millions of entries at 65,536 chips: on huge pages (huge_pages.hpp).
-  grow_huge(store_, 8);
   Route r;
-  r.first = static_cast<std::uint32_t>(store_.size());
-  if (src_chip != dst_chip) {
-    const hw::DeviceMap& dm = topo_->devices();
-    const hw::InstanceSpec& inst = topo_->cluster().instance;
-    const int cpi = dm.chips_per_instance();
-    const int si = src_chip / cpi, di = dst_chip / cpi;
-    Stage stage;
-    stage.topo = topo_;
-    stage.src = topo_->chip_vertex(src_chip);
-    stage.dst = topo_->chip_vertex(dst_chip);
-    const Stages stages = stages_of(inst.topology);
-    bool found = false;
-    for (int i = 0; i < stages.count && !found; ++i) {
-      stage.kind = stages.kinds[static_cast<std::size_t>(i)];
-      if (stage.kind == StageKind::Torus) {
-        // Its open edges stay inside the source's UltraServer: no search for a chip outside it.
-        if (si / dm.instances_per_ultraserver() != di / dm.instances_per_ultraserver()) continue;
-        stage.instance = si;
-        stage.row = (src_chip % cpi) / inst.torus_x;
-        stage.column = (dst_chip % cpi) % inst.torus_x;
-        stage.position = dst_chip % cpi;
-      } else if (stage.kind == StageKind::Clos) {
-        // Between instances only: inside one, a pair the instance's own links do not join has no route.
-        if (si == di || !topo_->has_clos()) continue;
-        stage.spine_index = static_cast<int>(mix(key) % static_cast<std::uint64_t>(topo_->spine_count()));
-        stage.spine = topo_->spine(stage.spine_index);
-        stage.down_leaf = topo_->leaf(dst_chip % cpi, di);
-      }
-      found = (stage.kind == StageKind::Clos && clos_path(stage, src_chip % cpi, si, store_)) ||
-              search_->shortest(stage, store_);
-    }
-    if (!found) {
-      throw InputError(fmt::format("{}: no route from chip {} to chip {} (instances {} and {}; is EFA configured?)",
-                                   inst.name, src_chip, dst_chip, si, di));
-    }
+  if (src_chip == dst_chip || !translated(src_chip, dst_chip, r)) {
+    // The stores grow to millions of entries at 65,536 chips: on huge pages (huge_pages.hpp).
+    grow_huge(store_, 8);
+    r.first = static_cast<std::uint32_t>(store_.size());
+    if (src_chip != dst_chip) search(src_chip, dst_chip, key);
   }
   finish(r);
   cache_.insert(key, static_cast<std::uint32_t>(routes_.size() - 1));
   return routes_.back();
+}
+
+void Router::search(int src_chip, int dst_chip, std::uint64_t key) {
+  const hw::DeviceMap& dm = topo_->devices();
+  const hw::InstanceSpec& inst = topo_->cluster().instance;
+  const int cpi = dm.chips_per_instance();
+  const int si = src_chip / cpi, di = dst_chip / cpi;
+  Stage stage;
+  stage.topo = topo_;
+  stage.src = topo_->chip_vertex(src_chip);
+  stage.dst = topo_->chip_vertex(dst_chip);
+  const Stages stages = stages_of(inst.topology);
+  for (int i = 0; i < stages.count; ++i) {
+    stage.kind = stages.kinds[static_cast<std::size_t>(i)];
+    if (stage.kind == StageKind::Torus) {
+      // Its open edges stay inside the source's UltraServer: no search for a chip outside it.
+      if (si / dm.instances_per_ultraserver() != di / dm.instances_per_ultraserver()) continue;
+      stage.instance = si;
+      stage.row = (src_chip % cpi) / inst.torus_x;
+      stage.column = (dst_chip % cpi) % inst.torus_x;
+      stage.position = dst_chip % cpi;
+    } else if (stage.kind == StageKind::Clos) {
+      // Between instances only: inside one, a pair the instance's own links do not join has no route.
+      if (si == di || !topo_->has_clos()) continue;
+      stage.spine_index = static_cast<int>(mix(key) % static_cast<std::uint64_t>(topo_->spine_count()));
+      stage.spine = topo_->spine(stage.spine_index);
+      stage.down_leaf = topo_->leaf(dst_chip % cpi, di);
+    }
+    if ((stage.kind == StageKind::Clos && clos_path(stage, src_chip % cpi, si, store_)) ||
+        search_->shortest(stage, store_))
+      return;
+  }
+  throw InputError(fmt::format("{}: no route from chip {} to chip {} (instances {} and {}; is EFA configured?)",
+                               inst.name, src_chip, dst_chip, si, di));
+}
+
+bool Router::translated(int src_chip, int dst_chip, Route& r) {
+  // Only the torus and Z-ring rules are images of the first unit's; switches are not translated.
+  const UnitTranslation& t = *translation_;
+  if (t.units == 0 || topo_->cluster().instance.topology != hw::IntraTopology::Torus2D) return false;
+  const int unit = src_chip / t.chips_per_unit;
+  if (unit == 0 || dst_chip / t.chips_per_unit != unit) return false;
+  const int shift = unit * t.chips_per_unit;
+  const Route image = route(src_chip - shift, dst_chip - shift);  // a copy: route() may move routes_
+  grow_huge(store_, image.hops);
+  const std::size_t first = store_.size();
+  for (std::uint32_t i = 0; i < image.hops; ++i) {
+    const LinkId l = t.shift(store_[image.first + i], unit);
+    if (l < 0) {  // a kind the builder did not wire alike in every unit: searched instead
+      store_.resize(first);
+      return false;
+    }
+    store_.push_back(l);
+  }
+  r.first = static_cast<std::uint32_t>(first);
+  return true;
 }
 
 const Route& Router::path(int src_rank, int dst_rank) {

@@ -12,6 +12,11 @@
 //  - rail-optimised Clos between instances: up-down: chip -> leaf -> chip when both are on one
 //    leaf, otherwise chip -> leaf -> spine -> leaf -> chip with the spine chosen by a fixed hash
 //    of the pair (splitmix64), the equal-cost choice.
+// A pair of chips inside one UltraServer (or instance, where there are none) past the first is
+// routed as the image of the same pair in the first, its links shifted by whole units
+// (unit_translation.hpp: the units are wired alike, and the torus and Z-ring rules read only
+// positions inside the unit): the search runs once per pair of positions, not once per unit (at
+// 65,536 chips, 115 k searches of a replay's DP rings).
 // A transfer's path (path()) adds the sender's DMA link in front of the route where DMA engines
 // move its bytes: between two cores of one chip, and on Trainium over device links (torus, Z
 // ring, NeuronSwitch). Routes over EFA go without it (the NIC reads device memory), and so do
@@ -25,6 +30,8 @@
 #include "trnsim/net/topology.hpp"
 
 namespace trnsim::net {
+
+struct UnitTranslation;  // net-internal (src/net/unit_translation.hpp)
 
 struct Route {
   std::uint32_t first = 0;  // offset of its links in Router's link store
@@ -55,13 +62,22 @@ class Router {
     return {store_.data() + r.first, static_cast<std::size_t>(r.hops)};
   }
   const Topology& topology() const { return *topo_; }
+  // The topology's translations by whole units (unit_translation.hpp), computed once here.
+  const UnitTranslation& translation() const { return *translation_; }
   std::size_t cached_routes() const { return cache_.size(); }
 
  private:
   class Search;  // the breadth-first search and its reusable state (router.cpp)
   void finish(Route& r);  // latency and bottleneck of the links from r.first on; appends r to routes_
+  // Appends the links of the route of (src_chip, dst_chip)'s image in the first unit, shifted by
+  // their unit, sets r.first and returns true; false, with nothing appended, where the chips are
+  // not in one later unit of a torus or a link of the image does not translate.
+  bool translated(int src_chip, int dst_chip, Route& r);
+  // Appends the links of the first routing stage's shortest path (see above); InputError when none reaches.
+  void search(int src_chip, int dst_chip, std::uint64_t key);
 
   const Topology* topo_;
+  std::unique_ptr<UnitTranslation> translation_;
   std::vector<LinkId> store_;
   std::vector<Route> routes_;
   FlatIndex cache_, paths_;  // index in routes_
