@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "trnsim/error.hpp"
 #include "trnsim/replay/step_size.hpp"
 #include "trnsim/workload/pipeline_schedule.hpp"
 
@@ -57,7 +58,7 @@ workload::ResolvedPlan with_micro_batches(const workload::ResolvedPlan& resolved
 }
 
 std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const workload::ResolvedPlan& resolved,
-                                                   std::string* why) {
+                                                   std::string* why, std::int64_t cycle) {
   auto refuse = [&](std::string reason) -> std::optional<FastForwardShape> {
     spdlog::debug("fast-forward: not tried: {}", reason);
     if (why != nullptr) *why = std::move(reason);
@@ -69,10 +70,14 @@ std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const
   FastForwardShape s;
   s.micro_batches = plan.micro_batches;
   const bool interleaved = plan.schedule == workload::PipelineSchedule::Interleaved && plan.virtual_stages > 1;
-  s.period = interleaved ? plan.pp : 1;
-  // The checked micro-batches: at least two periods, and at least pp shifts (a cycle of the
-  // pipeline as deep as its stages shows within them).
-  const std::int64_t checked = std::max(2 * s.period, plan.pp + s.period);
+  s.base_period = interleaved ? plan.pp : 1;
+  if (cycle != 0 && (cycle <= s.base_period || cycle % s.base_period != 0))
+    throw InternalError(fmt::format("fast-forward: a cycle of {} micro-batches, period {}", cycle, s.base_period));
+  s.period = cycle != 0 ? cycle : s.base_period;
+  // The checked micro-batches: at least two periods, and at least pp shifts of the schedule's own
+  // period (a cycle of the pipeline as deep as its stages shows within them; a longer cycle found
+  // in a failed check, steady_cycle, is then checked over two of its periods).
+  const std::int64_t checked = std::max(2 * s.period, plan.pp + s.base_period);
   // M1 keeps M's residue modulo d (interleaving needs a multiple of pp: M is one, so is M1). Its
   // one steady period follows from M2's checked count (checked >= 2 d, and M2 has d more steady
   // micro-batches than M1), kept as a guard: M2's checked micro-batches and the step difference
@@ -81,7 +86,8 @@ std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const
   std::int64_t m1 = s.micro_batches % s.period == 0 ? s.period : s.micro_batches % s.period;
   for (;; m1 += s.period) {
     if (2 * m1 + s.period >= s.micro_batches)
-      return refuse(fmt::format("{} micro-batches: two reduced replays would take as many", s.micro_batches));
+      return refuse(fmt::format("{} micro-batches: two reduced replays{} would take as many", s.micro_batches,
+                                cycle != 0 ? fmt::format(" of a {}-micro-batch cycle", cycle) : std::string()));
     const auto [lo, hi] = steady_window(plan, m1);
     const auto [lo2, hi2] = steady_window(plan, m1 + s.period);
     if (hi - lo >= s.period && hi2 - lo2 >= checked) break;
@@ -93,6 +99,20 @@ std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const
   spdlog::debug("fast-forward: {} micro-batches as {} + {} periods of {}; checking micro-batches [{}, {}) of {}",
                 s.micro_batches, s.reduced, s.periods, s.period, s.check_lo, s.steady_hi, s.reduced + s.period);
   return s;
+}
+
+std::optional<std::int64_t> steady_cycle(const FastForwardShape& shape, const StepRun& second) {
+  // Every multiple of the schedule's period that leaves at least one period of micro-batches to
+  // compare in the steady window; the first that repeats. A failed check usually fails at its
+  // first tasks, so each candidate costs little; the one that passes costs O(tasks).
+  FastForwardShape probe = shape;
+  probe.check_lo = shape.steady_lo;
+  for (std::int64_t d = 2 * shape.base_period; d + shape.base_period <= shape.steady_hi - shape.steady_lo;
+       d += shape.base_period) {
+    probe.period = d;
+    if (steady_period(probe, second)) return d;
+  }
+  return std::nullopt;
 }
 
 std::optional<sim::Time> steady_period(const FastForwardShape& shape, const StepRun& second) {
@@ -153,8 +173,19 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
   replay_step(input, out.second, fabric);
   const std::optional<sim::Time> period = steady_period(shape, out.second);
   if (!period) {
-    spdlog::debug("fast-forward: the {}-micro-batch replay does not repeat every {} micro-batch(es): full replay",
+    spdlog::debug("fast-forward: the {}-micro-batch replay does not repeat every {} micro-batch(es)",
                   shape.reduced + shape.period, shape.period);
+    // A steady state that repeats over a longer cycle (llama3.1-405b-trn2u: every 14 micro-batches)
+    // is tried once more with that cycle as its period, where the plan has room for it.
+    if (shape.period == shape.base_period) {
+      if (const std::optional<std::int64_t> cycle = steady_cycle(shape, out.second)) {
+        spdlog::debug("fast-forward: its steady micro-batches [{}, {}) repeat every {}", shape.steady_lo,
+                      shape.steady_hi, *cycle);
+        if (const auto longer = fast_forward_shape(input, resolved, nullptr, *cycle))
+          return fast_forward_runs(input, resolved, *longer, std::move(fabric));
+      }
+    }
+    spdlog::debug("fast-forward: full replay");
     return std::nullopt;
   }
   out.first = prepare_step(input, with_micro_batches(resolved, shape.reduced));

@@ -118,7 +118,8 @@ TEST_CASE("fast forward: every example gives the full replay's step time in pico
   REQUIRE(results.size() >= 5);
   // gpt3-175b-a100: 1f1b-interleaved, pp 8, 192 micro-batches per pipeline: d = 8, and a few
   // dozen micro-batches hold warm-up, a period and cool-down; its steady state repeats every
-  // period, so it must fast-forward, not fall back. llama3.1-405b-trn2u falls back (below).
+  // period, so it must fast-forward, not fall back. llama3.1-405b-trn2u falls back (below: its steady
+  // state repeats every 14 micro-batches, and 128 leave no room for that cycle).
   CHECK(fast_forwarded(results, "gpt3-175b-a100.json"));
   CHECK_FALSE(fast_forwarded(results, "llama3.1-405b-trn2u.json"));
 }
@@ -166,7 +167,9 @@ TEST_CASE("fast forward: 1f1b with pp 16 replays 48 and 49 micro-batches and che
 // 1.576810 s (F16 -> F17, F30 -> F31, ...). Checking two periods (M2 = 35) saw 1.578256 s and
 // extrapolated 225.3763 s where the full replay gives 225.3677 s; the M2 replay checked now (49
 // micro-batches, 16..32 checked) holds the shorter steps, so the check refuses, and the report
-// is the full replay's.
+// is the full replay's. Its cycle of 14 is found in that check (steady_cycle), but 128 micro-batches
+// leave no room for two replays over it (M1 = 44 leaves M2 = 58 with 26 steady micro-batches, not
+// 28; M1 = 58 takes 58 + 72 > 128).
 TEST_CASE("fast forward: a steady state that repeats only every 14 micro-batches falls back") {
   const config::Experiment ex = config::load_experiment(
       (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-405b-trn2u.json").string());
@@ -180,6 +183,32 @@ TEST_CASE("fast forward: a steady state that repeats only every 14 micro-batches
   const report::StepReport got = report::simulate_and_analyze(input, resolved, true);
   CHECK_FALSE(got.fast_forward);
   CHECK(got.step_time_s == full.timeline.step_time.to_seconds());
+}
+
+// With 256 micro-batches there is room for that cycle: the 49-micro-batch check fails as above,
+// its steady micro-batches [16, 33) repeat every 14 (steady_cycle), and the plan is replayed with
+// M1 = 46 (256 = 46 + 15 x 14) and M2 = 60, whose steady micro-batches [16, 44) hold the two
+// cycles checked: the full replay's step time in picoseconds and its other figures (compare_file).
+TEST_CASE("fast forward: a steady state that repeats every 14 micro-batches fast-forwards over 14 when there is room") {
+  const fs::path file = fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-405b-trn2u.json";
+  const std::vector<std::string> overrides{"training.global_batch=4096"};  // 256 micro-batches of 1 x dp 16
+  CHECK(compare_file(file, overrides).fast_forwarded);
+  const config::Experiment ex = config::load_experiment(file.string(), overrides);
+  const replay::StepInput input = config::step_input(ex);
+  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto shape = replay::fast_forward_shape(input, resolved);
+  REQUIRE(shape.has_value());
+  CHECK(shape->period == 1);
+  const auto runs = replay::fast_forward_runs(input, resolved, *shape);
+  REQUIRE(runs.has_value());
+  CHECK(runs->shape.period == 14);
+  CHECK(runs->shape.base_period == 1);
+  CHECK(runs->shape.reduced == 46);
+  CHECK(runs->shape.periods == 15);
+  CHECK(runs->shape.steady_lo == 16);
+  CHECK(runs->shape.steady_hi == 60 - 16);
+  // A cycle that is not a multiple of the schedule's period, or not longer, is refused.
+  CHECK_THROWS(replay::fast_forward_shape(input, resolved, nullptr, 1));
 }
 
 TEST_CASE("fast forward: gpipe falls back to the full replay and gives its answer") {

@@ -11,10 +11,13 @@
 // max(2 d, pp + d) steady micro-batches on every simulated rank must have the same durations as
 // its counterpart one period later, which must start, become active and end exactly P later; and
 // the tasks outside the micro-batches (optimizer, DP buckets) must be as many in both replays.
-// Otherwise the caller falls back to the full replay. Two periods alone are not enough: a steady
-// state may repeat only every few periods (llama3.1-405b-trn2u: 1F1B over 16 stages repeats every
-// 14 micro-batches, one forward-to-forward step in 14 being 1.4 ms shorter), so the check spans
-// pp shifts at least. The check spans nearly all of M2's steady micro-batches (gpt3-175b-a100:
+// Two periods alone are not enough: a steady state may repeat only every few periods
+// (llama3.1-405b-trn2u: 1F1B over 16 stages repeats every 14 micro-batches, one
+// forward-to-forward step in 14 being 1.4 ms shorter), so the check spans pp shifts at least.
+// When it fails, the shortest longer cycle over which M2's steady micro-batches do repeat (a
+// multiple of d) is taken as the period, and the shape, both replays and the check are done again
+// with it, over two of its cycles, where the plan has room (the 405B's 14 needs 46 + 60 micro-batches:
+// 256 have room, its own 128 not). Otherwise the caller falls back to the full replay. The check spans nearly all of M2's steady micro-batches (gpt3-175b-a100:
 // [17, 33) of [15, 33)): a steady state still settling there fails it, and the plan replays in
 // full. A cycle longer than that whose irregular step falls outside the checked micro-batches
 // would not be seen: the tests compare every example and validation file with its full replay.
@@ -35,7 +38,8 @@ namespace trnsim::replay {
 // pipeline stand for `micro_batches` = reduced + periods x period.
 struct FastForwardShape {
   std::int64_t micro_batches = 0;  // of the real plan
-  std::int64_t period = 1;         // d
+  std::int64_t period = 1;         // d: the schedule's own period, or a longer cycle (steady_cycle)
+  std::int64_t base_period = 1;    // the schedule's: 1, or pp for 1f1b-interleaved
   std::int64_t reduced = 0;        // M1
   std::int64_t periods = 0;        // (M - M1) / d
   // Micro-batches whose every unit, on every stage, is in the steady part of its stage's order
@@ -49,8 +53,10 @@ struct FastForwardShape {
 // two reduced replays take (M1 + M2 >= M). M1 is the fewest micro-batches (keeping M's residue
 // modulo d) with a steady period whose M2 has max(2 d, pp + d) steady micro-batches to check.
 // O(pp x M1 x v) schedule units per candidate M1.
+// `cycle`, when not 0, is the period to use instead of the schedule's (a multiple of it, larger:
+// what steady_cycle found; InternalError otherwise); the checked micro-batches are then two cycles.
 std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const workload::ResolvedPlan& resolved,
-                                                   std::string* why = nullptr);
+                                                   std::string* why = nullptr, std::int64_t cycle = 0);
 
 // `resolved` with `micro_batches` micro-batches per pipeline (global_batch = micro_batches x dp x
 // micro_batch); every other field kept.
@@ -68,7 +74,9 @@ struct FastForwardRuns {
 // exact (or the extrapolated step overflows the clock): the caller replays the real plan. Throws
 // what prepare_step / replay_step throw, and the real step's memory guard (step_size.hpp) first,
 // since a failed check replays it. Cost: the M2 replay, and the M1 replay only when M2's
-// steady state repeats, plus O(tasks of M2).
+// steady state repeats, plus O(tasks of M2); when it does not repeat every period but over a
+// longer cycle (steady_cycle), once more the same with that cycle's shape, where the plan has room
+// (the result's `shape` is then that one).
 std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                  const FastForwardShape& shape,
                                                  std::shared_ptr<net::Fabric> fabric = {});
@@ -77,6 +85,12 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
 // (shape.reduced + shape.period micro-batches) has against its counterpart one period later, in
 // start, active and end, or nullopt. O(tasks).
 std::optional<sim::Time> steady_period(const FastForwardShape& shape, const StepRun& second);
+
+// Contract: the shortest cycle longer than the schedule's period (a multiple of it) over which
+// the tasks of all M2's steady micro-batches [steady_lo, steady_hi) repeat, with at least one
+// period of them compared; nullopt when none does. For a `second` whose check with the schedule's
+// period failed: the cycle to try instead (fast_forward_runs does, once). O(tasks) per candidate.
+std::optional<std::int64_t> steady_cycle(const FastForwardShape& shape, const StepRun& second);
 
 // Contract: whether `second` repeats with period `period` (steady_period), `period` is the
 // difference of the two step times, and `second` has as many tasks outside the micro-batches as
