@@ -101,60 +101,84 @@ std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const
   return s;
 }
 
+namespace {
+
+// The tasks of micro-batches [lo, hi) per (simulated rank, micro-batch), in id order: the build
+// emits a rank's tasks of one unit in one order, so the i-th of micro-batch j and of j + d
+// correspond. Gathered once, compared for as many periods as asked (steady_cycle).
+class WindowTasks {
+ public:
+  WindowTasks(const workload::StepGraph& g, std::int64_t lo, std::int64_t hi)
+      : graph_(&g), ranks_(g.simulated_ranks.size()), span_(std::max<std::int64_t>(hi - lo, 0)),
+        tasks_(ranks_ * static_cast<std::size_t>(span_)) {
+    for (std::size_t t = 0; t < g.tasks.size(); ++t) {
+      const workload::Task& task = g.tasks[t];
+      if (task.micro_batch < lo || task.micro_batch >= hi) continue;
+      tasks_[slot(g.rank_slot(task.rank), task.micro_batch - lo)].push_back(static_cast<workload::TaskId>(t));
+    }
+  }
+
+  // The one shift every task has against its counterpart `d` micro-batches later, in start,
+  // active and end, or nullopt (none compared, a shift not positive, or two that differ).
+  std::optional<sim::Time> shift(std::int64_t d, const Timeline& timeline) const {
+    const auto& spans = timeline.spans;
+    std::optional<sim::Time> period;
+    for (std::size_t r = 0; r < ranks_; ++r) {
+      for (std::int64_t j = 0; j + d < span_; ++j) {
+        const auto& a = tasks_[slot(r, j)];
+        const auto& b = tasks_[slot(r, j + d)];
+        if (a.size() != b.size()) return std::nullopt;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          if (!same_task(graph_->tasks[a[i]], graph_->tasks[b[i]])) return std::nullopt;
+          const Span& x = spans[a[i]];
+          const Span& y = spans[b[i]];
+          if (!period) period = y.start - x.start;
+          if (y.start - x.start != *period || y.active - x.active != *period || y.end - x.end != *period)
+            return std::nullopt;
+        }
+      }
+    }
+    if (!period || *period <= sim::Time::zero()) return std::nullopt;
+    return period;
+  }
+
+ private:
+  std::size_t slot(std::size_t rank, std::int64_t j) const {
+    return rank * static_cast<std::size_t>(span_) + static_cast<std::size_t>(j);
+  }
+
+  const workload::StepGraph* graph_;
+  std::size_t ranks_;
+  std::int64_t span_;
+  std::vector<std::vector<workload::TaskId>> tasks_;
+};
+
+// The second and third conditions of steady_state_repeats, the first being steady_period's.
+bool same_outside_and_step(const StepRun& first, const StepRun& second, sim::Time period) {
+  return tasks_outside_micro_batches(first.graph) == tasks_outside_micro_batches(second.graph) &&
+         second.timeline.step_time - first.timeline.step_time == period;
+}
+
+}  // namespace
+
 std::optional<std::int64_t> steady_cycle(const FastForwardShape& shape, const StepRun& second) {
   // Every multiple of the schedule's period that leaves at least one period of micro-batches to
-  // compare in the steady window; the first that repeats. A failed check usually fails at its
-  // first tasks, so each candidate costs little; the one that passes costs O(tasks).
-  FastForwardShape probe = shape;
-  probe.check_lo = shape.steady_lo;
+  // compare in the steady window; the first that repeats. A failed comparison usually fails at
+  // its first tasks, so each candidate costs little; the tasks are gathered once.
+  const WindowTasks window(second.graph, shape.steady_lo, shape.steady_hi);
   for (std::int64_t d = 2 * shape.base_period; d + shape.base_period <= shape.steady_hi - shape.steady_lo;
        d += shape.base_period) {
-    probe.period = d;
-    if (steady_period(probe, second)) return d;
+    if (window.shift(d, second.timeline)) return d;
   }
   return std::nullopt;
 }
 
 std::optional<sim::Time> steady_period(const FastForwardShape& shape, const StepRun& second) {
-  const workload::StepGraph& g = second.graph;
-  const std::int64_t d = shape.period, lo = shape.check_lo, span = shape.steady_hi - lo;
-  // Tasks of the checked micro-batches per (simulated rank, micro-batch), in id order: the build
-  // emits a rank's tasks of one unit in one order, so the i-th of micro-batch j and of j + d
-  // correspond.
-  const std::size_t ranks = g.simulated_ranks.size();
-  const auto slot = [span](std::size_t rank, std::int64_t j) {
-    return rank * static_cast<std::size_t>(span) + static_cast<std::size_t>(j);
-  };
-  std::vector<std::vector<workload::TaskId>> tasks(ranks * static_cast<std::size_t>(span));
-  for (std::size_t t = 0; t < g.tasks.size(); ++t) {
-    const workload::Task& task = g.tasks[t];
-    if (task.micro_batch < lo || task.micro_batch >= shape.steady_hi) continue;
-    tasks[slot(g.rank_slot(task.rank), task.micro_batch - lo)].push_back(static_cast<workload::TaskId>(t));
-  }
-  const auto& spans = second.timeline.spans;
-  std::optional<sim::Time> period;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    for (std::int64_t j = 0; j + d < span; ++j) {
-      const auto& a = tasks[slot(r, j)];
-      const auto& b = tasks[slot(r, j + d)];
-      if (a.size() != b.size()) return std::nullopt;
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        if (!same_task(g.tasks[a[i]], g.tasks[b[i]])) return std::nullopt;
-        const Span& x = spans[a[i]];
-        const Span& y = spans[b[i]];
-        if (!period) period = y.start - x.start;
-        if (y.start - x.start != *period || y.active - x.active != *period || y.end - x.end != *period)
-          return std::nullopt;
-      }
-    }
-  }
-  if (!period || *period <= sim::Time::zero()) return std::nullopt;
-  return period;
+  return WindowTasks(second.graph, shape.check_lo, shape.steady_hi).shift(shape.period, second.timeline);
 }
 
 bool steady_state_repeats(const FastForwardShape& shape, const StepRun& first, const StepRun& second, sim::Time period) {
-  if (tasks_outside_micro_batches(first.graph) != tasks_outside_micro_batches(second.graph)) return false;
-  if (second.timeline.step_time - first.timeline.step_time != period) return false;
+  if (!same_outside_and_step(first, second, period)) return false;
   const std::optional<sim::Time> p = steady_period(shape, second);
   return p && *p == period;
 }
@@ -191,7 +215,8 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
   out.first = prepare_step(input, with_micro_batches(resolved, shape.reduced));
   replay_step(input, out.first, fabric);
   out.period = *period;
-  if (!steady_state_repeats(shape, out.first, out.second, out.period)) {
+  // steady_state_repeats, whose check of M2 (steady_period) has just passed.
+  if (!same_outside_and_step(out.first, out.second, out.period)) {
     spdlog::debug("fast-forward: the {}- and {}-micro-batch replays differ by other than one period: full replay",
                   shape.reduced, shape.reduced + shape.period);
     return std::nullopt;
