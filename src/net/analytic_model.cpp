@@ -48,10 +48,9 @@ void AnalyticModel::start_pair_set(ReplicaSetId set, double bytes, sim::InlineHa
 }
 
 LinkTotals AnalyticModel::link_totals(LinkId l) const {
-  if (!settled_) settle();
-  const auto i = static_cast<std::size_t>(l);
-  const double bytes = set_bytes_.empty() ? link_bytes_[i] : link_bytes_[i] + set_bytes_[i];
-  return {bytes, bytes / context_.topology.link(l).bandwidth};
+  LinkTotals t;
+  link_totals_range(l, std::span<LinkTotals>(&t, 1));
+  return t;
 }
 
 void AnalyticModel::link_totals_range(LinkId first, std::span<LinkTotals> out) const {

@@ -101,9 +101,9 @@ std::vector<LinkUsage> Network::link_usage() const {
   std::vector<LinkUsage> out;
   const Topology& topo = context_->topology;
   // Room for every link: moving hundreds of thousands of entries at each doubling cost as much as
-  // filling them (65,536 chips: 655,360 links); the pages of links without traffic stay untouched.
+  // filling them (65,536 trn2u chips: 802,816 links); the pages of links without traffic stay untouched.
   reserve_huge(out, static_cast<std::size_t>(topo.link_count()));
-  // The model's totals a chunk at a time (64 KiB): one call per chunk, not per link.
+  // The model's totals a chunk at a time (64 KiB): one virtual call per chunk, not per link.
   std::array<LinkTotals, 4096> chunk;
   for (LinkId first = 0; first < topo.link_count(); first += static_cast<LinkId>(chunk.size())) {
     const auto n = std::min<std::size_t>(chunk.size(), static_cast<std::size_t>(topo.link_count() - first));

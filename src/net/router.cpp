@@ -277,7 +277,12 @@ bool Router::translated(int src_chip, int dst_chip, Route& r) {
   const int unit = src_chip / t.chips_per_unit;
   if (unit == 0 || dst_chip / t.chips_per_unit != unit) return false;
   const int shift = unit * t.chips_per_unit;
-  const Route image = route(src_chip - shift, dst_chip - shift);  // a copy: route() may move routes_
+  Route image;  // a copy: route() may move routes_
+  try {
+    image = route(src_chip - shift, dst_chip - shift);
+  } catch (const InputError&) {
+    return false;  // searched, so that the error names this pair, not its image
+  }
   grow_huge(store_, image.hops);
   const std::size_t first = store_.size();
   for (std::uint32_t i = 0; i < image.hops; ++i) {

@@ -8,8 +8,9 @@
 // kind out when one does not match. Links that leave a unit (EFA, the Clos, switches) never
 // translate: the Clos's spine is a hash of the pair (router.hpp), not an image of anything.
 //
-// Used by GroupSetPricing to price a group inside one unit as the image of the same group in unit
-// 0, and a group whose ranks all sit c cores into their chips as the image of the group c cores
+// Computed once per fabric by the Router, which routes a pair of chips inside a later unit as the
+// image of the same pair in unit 0; used by GroupSetPricing to price a group inside one unit as
+// the image of the same group in unit 0, and a group whose ranks all sit c cores into their chips as the image of the group c cores
 // back (the same chips, so the same routes but for the DMA links). Its routes are the images of
 // unit 0's (the torus and Z-ring routing rules read only positions inside an instance and the
 // source's instance, and each chip's links are wired in the same order in every unit), and so

@@ -60,7 +60,7 @@ workload::ResolvedPlan with_micro_batches(const workload::ResolvedPlan& resolved
 std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                    std::string* why, std::int64_t cycle) {
   auto refuse = [&](std::string reason) -> std::optional<FastForwardShape> {
-    spdlog::debug("fast-forward: not tried: {}", reason);
+    spdlog::debug("fast-forward: {}: {}", cycle != 0 ? "no room for the cycle" : "not tried", reason);
     if (why != nullptr) *why = std::move(reason);
     return std::nullopt;
   };
@@ -74,10 +74,10 @@ std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const
   if (cycle != 0 && (cycle <= s.base_period || cycle % s.base_period != 0))
     throw InternalError(fmt::format("fast-forward: a cycle of {} micro-batches, period {}", cycle, s.base_period));
   s.period = cycle != 0 ? cycle : s.base_period;
-  // The checked micro-batches: at least two periods, and at least pp shifts of the schedule's own
-  // period (a cycle of the pipeline as deep as its stages shows within them; a longer cycle found
-  // in a failed check, steady_cycle, is then checked over two of its periods).
-  const std::int64_t checked = std::max(2 * s.period, plan.pp + s.base_period);
+  // The checked micro-batches: at least two periods, and at least pp shifts of the period (a cycle
+  // of the pipeline as deep as its stages shows within them), the same for a longer cycle found in
+  // a failed check (steady_cycle).
+  const std::int64_t checked = std::max(2 * s.period, plan.pp + s.period);
   // M1 keeps M's residue modulo d (interleaving needs a multiple of pp: M is one, so is M1). Its
   // one steady period follows from M2's checked count (checked >= 2 d, and M2 has d more steady
   // micro-batches than M1), kept as a guard: M2's checked micro-batches and the step difference
@@ -201,12 +201,23 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
                   shape.reduced + shape.period, shape.period);
     // A steady state that repeats over a longer cycle (llama3.1-405b-trn2u: every 14 micro-batches)
     // is tried once more with that cycle as its period, where the plan has room for it.
+    // The evidence for a cycle can be thin (a period of compared micro-batches): a wrong one costs
+    // the two replays of its shape, whose check refuses it, before the full replay.
     if (shape.period == shape.base_period) {
       if (const std::optional<std::int64_t> cycle = steady_cycle(shape, out.second)) {
         spdlog::debug("fast-forward: its steady micro-batches [{}, {}) repeat every {}", shape.steady_lo,
                       shape.steady_hi, *cycle);
-        if (const auto longer = fast_forward_shape(input, resolved, nullptr, *cycle))
-          return fast_forward_runs(input, resolved, *longer, std::move(fabric));
+        if (const auto longer = fast_forward_shape(input, resolved, nullptr, *cycle)) {
+          // The failed replay is released first: the memory guard above sized the full step, not three replays.
+          const double build_s = out.second.build_seconds, simulate_s = out.second.simulate_seconds;
+          out = FastForwardRuns{};
+          auto runs = fast_forward_runs(input, resolved, *longer, std::move(fabric));
+          if (runs) {  // the wall time of the failed replay counts too
+            runs->second.build_seconds += build_s;
+            runs->second.simulate_seconds += simulate_s;
+          }
+          return runs;
+        }
       }
     }
     spdlog::debug("fast-forward: full replay");

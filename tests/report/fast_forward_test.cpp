@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "trnsim/config/experiment.hpp"
+#include "trnsim/error.hpp"
 #include "trnsim/config/step_input.hpp"
 #include "trnsim/replay/fast_forward.hpp"
 #include "trnsim/replay/plan_rule.hpp"
@@ -191,8 +192,9 @@ TEST_CASE("fast forward: a steady state that repeats only every 14 micro-batches
 
 // With 256 micro-batches there is room for that cycle: the 49-micro-batch check fails as above,
 // its steady micro-batches [16, 33) repeat every 14 (steady_cycle), and the plan is replayed with
-// M1 = 46 (256 = 46 + 15 x 14) and M2 = 60, whose steady micro-batches [16, 44) hold the two
-// cycles checked: the full replay's step time in picoseconds and its other figures (compare_file).
+// the cycle as its period: max(2 x 14, 16 + 14) = 30 micro-batches checked, so M2 - 32 >= 30 with
+// M1 keeping 256's residue 4 modulo 14: M1 = 60 (256 = 60 + 14 x 14), M2 = 74, steady [16, 58).
+// The full replay's step time in picoseconds and its other figures (compare_file).
 TEST_CASE("fast forward: a steady state that repeats every 14 micro-batches fast-forwards over 14 when there is room") {
   const fs::path file = fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-405b-trn2u.json";
   const std::vector<std::string> overrides{"training.global_batch=4096"};  // 256 micro-batches of 1 x dp 16
@@ -207,12 +209,28 @@ TEST_CASE("fast forward: a steady state that repeats every 14 micro-batches fast
   REQUIRE(runs.has_value());
   CHECK(runs->shape.period == 14);
   CHECK(runs->shape.base_period == 1);
-  CHECK(runs->shape.reduced == 46);
-  CHECK(runs->shape.periods == 15);
+  CHECK(runs->shape.reduced == 60);
+  CHECK(runs->shape.periods == 14);
   CHECK(runs->shape.steady_lo == 16);
-  CHECK(runs->shape.steady_hi == 60 - 16);
-  // A cycle that is not a multiple of the schedule's period, or not longer, is refused.
-  CHECK_THROWS(replay::fast_forward_shape(input, resolved, nullptr, 1));
+  CHECK(runs->shape.steady_hi == 74 - 16);
+  CHECK(runs->shape.check_lo == 74 - 16 - 30);
+  // A cycle not longer than the schedule's period is refused.
+  CHECK_THROWS_AS(replay::fast_forward_shape(input, resolved, nullptr, 1), InternalError);
+}
+
+TEST_CASE("fast forward: a cycle that is not a multiple of the schedule's period is refused") {
+  // gpt3-175b-a100 interleaves over 8 stages: its period is 8 micro-batches, and a cycle of 12
+  // would cut a group of 8 in two.
+  const config::Experiment ex = config::load_experiment(
+      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "gpt3-175b-a100.json").string());
+  const replay::StepInput input = config::step_input(ex);
+  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  CHECK_THROWS_AS(replay::fast_forward_shape(input, resolved, nullptr, 12), InternalError);
+  CHECK_THROWS_AS(replay::fast_forward_shape(input, resolved, nullptr, 8), InternalError);
+  const auto longer = replay::fast_forward_shape(input, resolved, nullptr, 16);
+  REQUIRE(longer.has_value());
+  CHECK(longer->period == 16);
+  CHECK(longer->base_period == 8);
 }
 
 TEST_CASE("fast forward: gpipe falls back to the full replay and gives its answer") {

@@ -37,8 +37,8 @@ struct Fabric;  // fabric.hpp
 // A registered set of groups or of point-to-point pairs (Network::add_group_set, add_pair_set).
 using ReplicaSetId = std::uint32_t;
 
-// One link's traffic. Its ends are kept as vertices and named on demand: at 65,536 chips a report
-// lists 655,360 links and shows ten of them.
+// One link's traffic. Its ends are kept as vertices and named on demand: at 65,536 trn2u chips a
+// report lists 802,816 links and shows ten of them.
 struct LinkUsage {
   LinkId id = 0;
   LinkKind kind = LinkKind::Dma;

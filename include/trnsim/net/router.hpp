@@ -12,11 +12,12 @@
 //  - rail-optimised Clos between instances: up-down: chip -> leaf -> chip when both are on one
 //    leaf, otherwise chip -> leaf -> spine -> leaf -> chip with the spine chosen by a fixed hash
 //    of the pair (splitmix64), the equal-cost choice.
-// A pair of chips inside one UltraServer (or instance, where there are none) past the first is
-// routed as the image of the same pair in the first, its links shifted by whole units
-// (unit_translation.hpp: the units are wired alike, and the torus and Z-ring rules read only
-// positions inside the unit): the search runs once per pair of positions, not once per unit (at
-// 65,536 chips, 115 k searches of a replay's DP rings).
+// On a torus (trn1, trn2, trn2u), a pair of chips inside one UltraServer (or instance, where
+// there are none) past the first is routed as the image of the same pair in the first, its links
+// shifted by whole units (unit_translation.hpp: the units are wired alike, and the torus and
+// Z-ring rules read only positions inside the unit): the search runs once per pair of positions,
+// not once per unit (at 65,536 chips, 115 k searches of a replay's DP rings). Switched clusters
+// (GPUs, trn3) are not translated.
 // A transfer's path (path()) adds the sender's DMA link in front of the route where DMA engines
 // move its bytes: between two cores of one chip, and on Trainium over device links (torus, Z
 // ring, NeuronSwitch). Routes over EFA go without it (the NIC reads device memory), and so do
@@ -48,9 +49,10 @@ class Router {
   Router& operator=(const Router&) = delete;
 
   // Contract: the route from src_chip to dst_chip over the links between chips (no link when
-  // equal). First call per pair: a breadth-first search per stage tried, over the few vertices
-  // its open edges reach (a torus row and column, a switch's ports, one leaf-spine-leaf path);
-  // later calls one hash lookup. Throws InputError when the chips are not connected.
+  // equal). First call per pair: the image's route shifted (above), the Clos path read from the
+  // topology's tables, or a breadth-first search per stage tried, over the few vertices its open
+  // edges reach (a torus row and column, a switch's ports); later calls one hash lookup. Throws
+  // InputError when the chips are not connected.
   const Route& route(int src_chip, int dst_chip);
   // Contract: the links a transfer from src_rank to dst_rank crosses: its route, after the
   // sender's DMA link where DMA engines move it (see above); path(r, r) is r's DMA link alone
@@ -70,8 +72,9 @@ class Router {
   class Search;  // the breadth-first search and its reusable state (router.cpp)
   void finish(Route& r);  // latency and bottleneck of the links from r.first on; appends r to routes_
   // Appends the links of the route of (src_chip, dst_chip)'s image in the first unit, shifted by
-  // their unit, sets r.first and returns true; false, with nothing appended, where the chips are
-  // not in one later unit of a torus or a link of the image does not translate.
+  // their unit, sets r.first and returns true; false, with none of the shifted links appended
+  // (the image's own route stays cached), where the chips are not in one later unit of a torus,
+  // the image has no route, or a link of the image does not translate.
   bool translated(int src_chip, int dst_chip, Route& r);
   // Appends the links of the first routing stage's shortest path (see above); InputError when none reaches.
   void search(int src_chip, int dst_chip, std::uint64_t key);

@@ -15,11 +15,12 @@
 // (llama3.1-405b-trn2u: 1F1B over 16 stages repeats every 14 micro-batches, one
 // forward-to-forward step in 14 being 1.4 ms shorter), so the check spans pp shifts at least.
 // When it fails, the shortest longer cycle over which M2's steady micro-batches do repeat (a
-// multiple of d) is taken as the period, and the shape, both replays and the check are done again
-// with it, over two of its cycles, where the plan has room (the 405B's 14 needs 46 + 60 micro-batches:
-// 256 have room, its own 128 not). Otherwise the caller falls back to the full replay. The check spans nearly all of M2's steady micro-batches (gpt3-175b-a100:
-// [17, 33) of [15, 33)): a steady state still settling there fails it, and the plan replays in
-// full. A cycle longer than that whose irregular step falls outside the checked micro-batches
+// multiple of d, steady_cycle) is taken as the period, and the shape, both replays and the check
+// are done again with it (max(2 c, pp + c) micro-batches checked for a cycle c), where the plan
+// has room: the 405B's cycle of 14 needs M1 = 60 and M2 = 74 with 256 micro-batches; its own 128
+// have no room. Otherwise the caller falls back to the full replay. The check spans nearly all of
+// M2's steady micro-batches (gpt3-175b-a100: [17, 33) of [15, 33)): a steady state still settling
+// there fails it, and the plan replays in full. A cycle longer than that whose irregular step falls outside the checked micro-batches
 // would not be seen: the tests compare every example and validation file with its full replay.
 // Every additive figure of the report moves by the same rule (report/analysis/fast_forward.hpp
 // extrapolates the StepReport).
@@ -54,7 +55,7 @@ struct FastForwardShape {
 // modulo d) with a steady period whose M2 has max(2 d, pp + d) steady micro-batches to check.
 // O(pp x M1 x v) schedule units per candidate M1.
 // `cycle`, when not 0, is the period to use instead of the schedule's (a multiple of it, larger:
-// what steady_cycle found; InternalError otherwise); the checked micro-batches are then two cycles.
+// what steady_cycle found; InternalError otherwise), d above.
 std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                    std::string* why = nullptr, std::int64_t cycle = 0);
 
@@ -76,7 +77,8 @@ struct FastForwardRuns {
 // since a failed check replays it. Cost: the M2 replay, and the M1 replay only when M2's
 // steady state repeats, plus O(tasks of M2); when it does not repeat every period but over a
 // longer cycle (steady_cycle), once more the same with that cycle's shape, where the plan has room
-// (the result's `shape` is then that one).
+// (the result's `shape` is then that one; the failed replay is released before, and its wall
+// time added to the second run's).
 std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                  const FastForwardShape& shape,
                                                  std::shared_ptr<net::Fabric> fabric = {});

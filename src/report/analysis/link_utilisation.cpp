@@ -10,7 +10,7 @@ LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, double s
   LinkUtilisation out;
   auto fraction_of = [&](const net::LinkUsage& l) { return step_time_s > 0 ? l.busy_s / step_time_s : 0; };
   // The links that carried traffic, by index; only the top_n busiest are copied (names and all):
-  // a 65,536-chip cluster has 655,360 links.
+  // a 65,536-chip trn2u cluster has 802,816 links.
   std::vector<std::uint32_t> loaded;
   loaded.reserve(links.size());
   std::array<LinkKindLoad, net::kLinkKinds> kinds{};
