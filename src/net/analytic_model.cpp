@@ -100,7 +100,7 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
   const SetKey key{set, true, CollectiveOp::AllReduce, Algorithm::Auto, bytes};
   if (SetCall* call = find_set_call(key)) return *call;
   Router& router = context_.router;
-  const UnitTranslation& translation = group_sets_.translation();
+  const UnitTranslation& translation = router.translation();
   // The last image pair routed: a set lists the pairs of one chip pair's cores side by side, and
   // they share one image (and across the Clos one route), so it is looked up and timed once.
   struct Image {

@@ -43,10 +43,7 @@ std::vector<double> group_shape_key(const Collective& group, const Schedule& s, 
 }
 
 GroupTerms& terms_of(Fabric& fabric) {
-  if (!fabric.group_terms) {
-    fabric.group_terms = std::make_unique<GroupTerms>();
-    fabric.group_terms->translation = fabric.router.translation();  // computed once, by the router
-  }
+  if (!fabric.group_terms) fabric.group_terms = std::make_unique<GroupTerms>();
   return *fabric.group_terms;
 }
 
@@ -67,7 +64,7 @@ Collective GroupSetPricing::group_call(const Collective& c, ReplicaSetId set, st
 
 AnalyticResult GroupSetPricing::price(const Collective& c, ReplicaSetId set) {
   const GroupSet& groups = context_.group_sets[set];
-  const UnitTranslation& translation = shared_.translation;
+  const UnitTranslation& translation = context_.router.translation();
   AnalyticResult all;
   image_bytes_.clear();
   for (std::size_t g = 0; g < groups.count(); ++g) {
@@ -121,7 +118,7 @@ GroupSetPricing::GroupRef GroupSetPricing::plan_of(const Collective& group, Algo
   if (per_group.empty()) per_group.assign(context_.group_sets[set].count(), GroupRef{});
   if (per_group[g].plan != 0) return per_group[g];
   // The group moved back into unit 0 (if it lies inside a later one) and to core 0 of its chips.
-  const UnitTranslation& translation = shared_.translation;
+  const UnitTranslation& translation = context_.router.translation();
   auto [units, cores] = translation.offset_of(group.ranks);
   for (int attempt = 0; attempt < 2 && (units > 0 || cores > 0); ++attempt) {
     image_ranks_.assign(group.ranks.begin(), group.ranks.end());
@@ -156,7 +153,7 @@ std::uint32_t GroupSetPricing::find_or_schedule(const Collective& group, Algorit
   for (const Phase& p : s.phases) context_.closed_form.phase_terms(p, shared_.terms);
   plan.count = static_cast<std::uint32_t>(shared_.terms.size()) - plan.first;
   const std::span<const TransferTerms> terms{shared_.terms.data() + plan.first, plan.count};
-  const UnitTranslation& translation = shared_.translation;
+  const UnitTranslation& translation = context_.router.translation();
   const Router& router = context_.router;
   plan.translates = translation.units > 0 && std::all_of(terms.begin(), terms.end(), [&](const TransferTerms& t) {
                       const auto links = router.links(t.route);

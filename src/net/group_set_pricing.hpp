@@ -73,7 +73,6 @@ struct GroupTerms {
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> shape_index;  // key hash -> shapes
   std::vector<Sized> sized;
   std::unordered_map<SizedKey, std::uint32_t, SizedKeyHash> sized_index;
-  UnitTranslation translation;  // of the fabric's topology
 };
 
 class GroupSetPricing {
@@ -95,8 +94,6 @@ class GroupSetPricing {
   // from its plan on the fabric (scheduled and routed now if it is new: a set's first call
   // containing the group finds it). Throws what make_schedule throws.
   sim::Time time_of(const Collective& c);
-  // The fabric's unit translation (unit_translation.hpp), for pricing pair sets the same way.
-  const UnitTranslation& translation() const { return shared_.translation; }
 
  private:
   // A group's plan, and the units and cores its ranks lie beyond the plan's (0, 0: its own plan).

@@ -10,8 +10,9 @@
 //
 // Computed once per fabric by the Router, which routes a pair of chips inside a later unit as the
 // image of the same pair in unit 0; used by GroupSetPricing to price a group inside one unit as
-// the image of the same group in unit 0, and a group whose ranks all sit c cores into their chips as the image of the group c cores
-// back (the same chips, so the same routes but for the DMA links). Its routes are the images of
+// the image of the same group in unit 0, and a group whose ranks all sit c cores into their
+// chips as the image of the group c cores back (the same chips, so the same routes but for the
+// DMA links). Its routes are the images of
 // unit 0's (the torus and Z-ring routing rules read only positions inside an instance and the
 // source's instance, and each chip's links are wired in the same order in every unit), and so
 // are its transfers' terms: its time is the same.

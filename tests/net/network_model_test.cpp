@@ -48,9 +48,7 @@ TEST_CASE("network: flow agrees with analytic within 1% on every contention-free
     hw::ClusterSpec cluster;
     int ranks;
   };
-  auto trn2u = test::torus_cluster(4, 4, 1, 4);
-  trn2u.instance.ultraserver_instances = 4;
-  trn2u.instance.ultraserver_link = {256e9, 2e-6};
+  auto trn2u = test::ultraserver_cluster(4, 4, 1, 4, 4);
   // DMA below the NeuronLinks: 0.5 x 300 GB/s per chip for 4 ports of 100 GB/s.
   auto dma_bound = test::torus_cluster(4, 4, 2, 1);
   dma_bound.instance.chip.dma_bandwidth = 300e9;

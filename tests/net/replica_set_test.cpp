@@ -43,9 +43,7 @@ sim::Time last_of_groups(const hw::ClusterSpec& c, const std::vector<std::vector
 // `count` trn2u-like UltraServers of 4 instances (4 x 4 torus, 2 ranks per chip: 128 ranks each)
 // over EFA, 4 spines.
 hw::ClusterSpec ultraserver_cluster(int count = 2) {
-  auto c = test::torus_cluster(4, 4, 2, 4 * count);
-  c.instance.ultraserver_instances = 4;
-  c.instance.ultraserver_link = {256e9, 2e-6};
+  auto c = test::ultraserver_cluster(4, 4, 2, 4 * count, 4);
   c.fabric.spines = 4;
   return c;
 }

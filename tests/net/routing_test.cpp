@@ -80,9 +80,7 @@ TEST_CASE("routing: hand-walked torus paths, ties going the positive way") {
 
 TEST_CASE("routing: torus routes are the dimension-order walk for every pair") {
   SECTION("4x4 torus, UltraServers of 4 instances with a Z ring, two UltraServers") {
-    auto c = test::torus_cluster(4, 4, 1, 8);
-    c.instance.ultraserver_instances = 4;
-    c.instance.ultraserver_link = {256e9, 2e-6};
+    auto c = test::ultraserver_cluster(4, 4, 1, 8, 4);
     const net::Topology t(c);
     net::Router r(t);
     int compared = 0;
@@ -101,9 +99,7 @@ TEST_CASE("routing: torus routes are the dimension-order walk for every pair") {
     CHECK(compared == 2 * 64 * 63);
   }
   SECTION("three UltraServers, the later ones' pairs routed first (each found as its image in the first)") {
-    auto c = test::torus_cluster(4, 4, 1, 12);
-    c.instance.ultraserver_instances = 4;
-    c.instance.ultraserver_link = {256e9, 2e-6};
+    auto c = test::ultraserver_cluster(4, 4, 1, 12, 4);
     const net::Topology t(c);
     net::Router r(t);
     int compared = 0;

@@ -36,6 +36,15 @@ inline hw::ClusterSpec torus_cluster(int x, int y, int cores, int instances) {
   return c;
 }
 
+// The same in UltraServers of `per_ultraserver` instances joined by a Z ring of 256 GB/s and 2 us
+// per instance (split over the ring's two directions where it has more than two instances).
+inline hw::ClusterSpec ultraserver_cluster(int x, int y, int cores, int instances, int per_ultraserver) {
+  hw::ClusterSpec c = torus_cluster(x, y, cores, instances);
+  c.instance.ultraserver_instances = per_ultraserver;
+  c.instance.ultraserver_link = {256e9, 2e-6};
+  return c;
+}
+
 // A GPU node: `gpus` behind one NVSwitch, 100 GB/s and 1 us per GPU link.
 inline hw::ClusterSpec gpu_cluster(int gpus, int nodes) {
   hw::ClusterSpec c;

@@ -105,9 +105,7 @@ TEST_CASE("topology: each rank's DMA link carries its share of the chip's collec
 }
 
 TEST_CASE("routing: UltraServer Z ring joins chips at the same coordinates") {
-  auto c = test::torus_cluster(4, 4, 1, 4);
-  c.instance.ultraserver_instances = 4;
-  c.instance.ultraserver_link = {256e9, 2e-6};
+  auto c = test::ultraserver_cluster(4, 4, 1, 4, 4);
   const net::Topology t(c);
   net::Router r(t);
   CHECK(kinds(r, 0, 16) == std::vector{LinkKind::UltraServerZ});
@@ -203,9 +201,7 @@ TEST_CASE("topology: two vertices are joined by one link each way, rings of two 
   // The builder keeps no index of pairs: it merges a link into the one wired just before it
   // between the same vertices (the two ports of a ring of two). Every wiring must therefore give
   // each pair at most one link, found by find_link.
-  auto ultra = test::torus_cluster(4, 2, 2, 4);  // y rings of two; Z rings of two
-  ultra.instance.ultraserver_instances = 2;
-  ultra.instance.ultraserver_link = {256e9, 2e-6};
+  auto ultra = test::ultraserver_cluster(4, 2, 2, 4, 2);  // y rings of two; Z rings of two
   ultra.fabric.spines = 3;
   ultra.fabric.leaf_radix = 1;  // a leaf per instance and rail: routes cross the spines
   auto gpus = test::gpu_cluster(8, 4);

@@ -20,8 +20,9 @@
 // has room: the 405B's cycle of 14 needs M1 = 60 and M2 = 74 with 256 micro-batches; its own 128
 // have no room. Otherwise the caller falls back to the full replay. The check spans nearly all of
 // M2's steady micro-batches (gpt3-175b-a100: [17, 33) of [15, 33)): a steady state still settling
-// there fails it, and the plan replays in full. A cycle longer than that whose irregular step falls outside the checked micro-batches
-// would not be seen: the tests compare every example and validation file with its full replay.
+// there fails it, and the plan replays in full. A cycle longer than that whose irregular step
+// falls outside the checked micro-batches would not be seen: the tests compare every example and
+// validation file with its full replay.
 // Every additive figure of the report moves by the same rule (report/analysis/fast_forward.hpp
 // extrapolates the StepReport).
 #include <cstdint>
