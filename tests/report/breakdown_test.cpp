@@ -139,3 +139,43 @@ TEST_CASE("breakdown: the per-stream sweep and the general sweep give the same s
     CHECK(a.total() == Approx(ordered_tl.step_time.to_seconds()));
   }
 }
+
+TEST_CASE("breakdown: the bottleneck rank is chosen on exact compute times, ties to the lowest rank") {
+  // Two ranks with 32 ps of compute each. Rank 0 has one forward of 32 ps: compute() = 32 / 1e12
+  // = 3.2e-11 s. Rank 1 has a forward of 1 ps and a backward of 31 ps: in doubles 1e-12 + 3.1e-11
+  // = 3.2000000000000006e-11 s, one rounding above rank 0's. The ranks tie to the picosecond, so
+  // rank 0 is the bottleneck; comparing the parts' seconds would pick rank 1.
+  const auto ps = [](sim::Time::Rep v) { return sim::Time::ps(v); };
+  workload::StepGraph g;
+  g.simulated_ranks = {0, 1};
+  const workload::Task fwd0{.kind = TaskKind::Compute, .stream = Stream::Compute, .category = Category::Forward,
+                            .rank = 0};
+  workload::Task fwd1 = fwd0, bwd1 = fwd0;
+  fwd1.rank = bwd1.rank = 1;
+  bwd1.category = Category::Backward;
+  g.tasks = {fwd0, fwd1, bwd1};
+  replay::Timeline tl;
+  tl.step_time = ps(40);
+  SECTION("a tie") {
+    tl.spans = {{ps(0), ps(0), ps(32)}, {ps(0), ps(0), ps(1)}, {ps(1), ps(1), ps(32)}};
+    const auto times = report::rank_compute_times(g, tl);
+    REQUIRE(times);
+    CHECK(*times == std::vector<sim::Time>{ps(32), ps(32)});
+    const std::vector<report::Breakdown> all = report::rank_breakdowns(g, tl);
+    REQUIRE(all[1].compute() > all[0].compute());  // the rounding the exact times look past
+    CHECK(report::step_breakdown(g, tl).rank == 0);
+  }
+  SECTION("rank 1 one picosecond longer") {
+    tl.spans = {{ps(0), ps(0), ps(32)}, {ps(0), ps(0), ps(1)}, {ps(1), ps(1), ps(33)}};
+    CHECK(*report::rank_compute_times(g, tl) == std::vector<sim::Time>{ps(32), ps(33)});
+    CHECK(report::step_breakdown(g, tl).rank == 1);
+  }
+  SECTION("compute tasks out of time order (a trace's): no exact times, the breakdowns decide") {
+    // Rank 1's backward listed before its forward: its intervals may overlap as far as one pass
+    // in task order can tell, so the parts' seconds decide, and rank 1's are the larger.
+    g.tasks = {fwd0, bwd1, fwd1};
+    tl.spans = {{ps(0), ps(0), ps(32)}, {ps(1), ps(1), ps(32)}, {ps(0), ps(0), ps(1)}};
+    CHECK_FALSE(report::rank_compute_times(g, tl));
+    CHECK(report::step_breakdown(g, tl).rank == 1);
+  }
+}

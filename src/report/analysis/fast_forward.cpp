@@ -24,9 +24,25 @@ std::array<double, N> extrapolate(const std::array<double, N>& a, const std::arr
   return out;
 }
 
-// The bottleneck rank of the real step: every simulated rank's breakdown extrapolated, the one
-// with the most compute (ties: the lowest rank, as step_breakdown).
+// The bottleneck rank of the real step: the one with the most compute (ties: the lowest rank, as
+// step_breakdown), chosen on each rank's exact compute time extrapolated in picoseconds where
+// rank_compute_times applies to both replays (then only that rank's breakdowns are swept), else
+// on every rank's breakdown extrapolated.
 Breakdown bottleneck_breakdown(const replay::FastForwardRuns& runs) {
+  const auto ta = rank_compute_times(runs.first.graph, runs.first.timeline);
+  const auto tb = rank_compute_times(runs.second.graph, runs.second.timeline);
+  if (ta && tb && ta->size() == tb->size() && !tb->empty()) {
+    std::vector<sim::Time> moved(tb->size());
+    for (std::size_t i = 0; i < tb->size(); ++i)
+      moved[i] = sim::Time::ps(extrapolate((*ta)[i].picoseconds(), (*tb)[i].picoseconds(), runs.shape.periods));
+    const std::int32_t rank = runs.second.graph.simulated_ranks[most_compute(moved)];
+    const Breakdown a = rank_breakdown(runs.first.graph, runs.first.timeline, rank);
+    const Breakdown b = rank_breakdown(runs.second.graph, runs.second.timeline, rank);
+    Breakdown out;
+    out.rank = rank;
+    out.seconds = extrapolate(a.seconds, b.seconds, runs.shape.periods);
+    return out;
+  }
   const std::vector<Breakdown> a = rank_breakdowns(runs.first.graph, runs.first.timeline);
   const std::vector<Breakdown> b = rank_breakdowns(runs.second.graph, runs.second.timeline);
   std::vector<Breakdown> moved(b.size());

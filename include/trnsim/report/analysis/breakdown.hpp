@@ -8,6 +8,7 @@
 // the pipeline, a slower stage), and that wait is charged to what it waits for, the bubble.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -43,8 +44,22 @@ std::vector<Breakdown> rank_breakdowns(const workload::StepGraph& graph, const r
 // The index of the breakdown with the most compute time; ties go to the lowest index. 0 when empty.
 std::size_t bottleneck_of(const std::vector<Breakdown>& breakdowns);
 
+// Contract: each simulated rank's compute time in picoseconds, exactly (indexed like
+// graph.simulated_ranks): the lengths of its compute intervals, which is what its breakdown's
+// compute parts add up to when those intervals do not overlap. nullopt when they may: a compute
+// task off the compute stream, or a rank's compute tasks not in time order in task-id order (a
+// trace's graph may be so; build_step's never are). O(tasks), no sweep.
+std::optional<std::vector<sim::Time>> rank_compute_times(const workload::StepGraph& graph,
+                                                         const replay::Timeline& timeline);
+
+// The index of the greatest time; ties go to the lowest index. 0 when empty.
+std::size_t most_compute(const std::vector<sim::Time>& times);
+
 // Contract: the breakdown of the simulated rank with the most compute time (the bottleneck stage);
-// ties go to the lowest rank. Cost: one rank_breakdown per simulated rank.
+// ties go to the lowest rank. The rank is chosen on rank_compute_times where they apply (exact:
+// ranks alike to the picosecond tie, whatever the rounding of their parts' seconds), else on the
+// breakdowns' compute(). Cost: one pass over the tasks and one rank_breakdown; a rank_breakdown
+// per simulated rank where rank_compute_times does not apply.
 Breakdown step_breakdown(const workload::StepGraph& graph, const replay::Timeline& timeline);
 
 }  // namespace trnsim::report
