@@ -20,6 +20,11 @@ void EventQueue::push(Time t, std::uint32_t slot) {
   const std::uint64_t at = ordinal(key.time);
   if (at < near_end_) {
     near_.push(key);
+    if (near_end_ == kWhole && near_.size() > kSmall) spill_near();
+  } else if (near_.size() < kSmall / 2 && bucket_ == bucket_count_ && overflow_.empty()) {
+    // Nothing beyond the near tier, and little in it: the whole queue becomes the one heap.
+    near_end_ = kWhole;
+    near_.push(key);
   } else if (at < far_end_) {
     buckets_[(at - base_) >> shift_].push_back(key);
   } else {
@@ -95,6 +100,16 @@ void EventQueue::spread_overflow() {
     }
   }
   overflow_.resize(kept);
+}
+
+// Precondition: the queue is small (near_end_ == kWhole: every key in near_). Moves them all to
+// overflow_, whence the next refill spreads them over buckets as for any large queue.
+void EventQueue::spill_near() {
+  near_.settle();
+  overflow_.insert(overflow_.end(), near_.keys(), near_.keys() + near_.size());
+  near_.assign(nullptr, nullptr);
+  near_end_ = far_end_ = 0;
+  bucket_ = bucket_count_ = 0;
 }
 
 // Gives the held keys the sequence numbers 0..n-1 in pop order. The relabelling keeps every

@@ -15,6 +15,12 @@
 // Why: on the hold benchmark (tools/bench/engine_hold.cpp, 1e5 pending, exponential increments) a
 // single heap of 1e5 keys, binary or 4-ary and cache-line aligned, missed cache on every level and
 // stayed near 5-7 million events/s on the development machine; this queue roughly doubles that.
+// A small queue is near_ alone: while nothing lies beyond the near tier and near_ holds fewer than
+// kSmall / 2 keys, a push that falls past near_end_ raises it to cover every time (kWhole), and
+// every push then goes to the heap, until near_ outgrows kSmall and all its keys spill into
+// overflow_ (O(kSmall) once per kSmall / 2 pushes at least). Why: a replay keeps only as many
+// events pending as it has streams busy (llama3.1-405b-trn2u, 16 simulated ranks: 15 on average,
+// 18 at most), where spreading and refilling buckets of one or two keys cost more than the heap.
 // Equal times always sit in the same tier, so the seq order among them is kept by near_'s heap.
 // seq is 32 bits to keep a key at 16 bytes; when the counter reaches its limit the queue renumbers
 // the keys it holds in their current order (O(n log n), once every ~4e9 pushes).
@@ -98,6 +104,9 @@ class EventQueue {
   // to find where that share ends.
   static constexpr std::size_t kCoveredPercent = 75;
   static constexpr std::size_t kSample = 64;
+  // The most keys a small queue (near_ alone) holds; near_end_ == kWhole marks one.
+  static constexpr std::size_t kSmall = 64;
+  static constexpr std::uint64_t kWhole = std::numeric_limits<std::uint64_t>::max();
 
   // Order-preserving map of a time onto unsigned integers, so bucket arithmetic cannot overflow.
   static std::uint64_t ordinal(Time::Rep t) {
@@ -106,6 +115,7 @@ class EventQueue {
   std::uint64_t bucket_end(std::size_t b) const;  // ordinal just past bucket b, saturating
   void refill();
   void spread_overflow();
+  void spill_near();
   void renumber();
 
   KeyHeap near_;
