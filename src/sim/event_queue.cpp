@@ -12,18 +12,24 @@ namespace trnsim::sim {
 
 EventQueue::EventQueue(std::uint32_t seq_limit) : seq_limit_(seq_limit) {
   if (seq_limit < 2) throw InternalError("sim::EventQueue: seq_limit must be at least 2");
+  small_.reserve(2 * kSmall);
 }
 
 void EventQueue::push(Time t, std::uint32_t slot) {
   if (next_seq_ == seq_limit_) renumber();
   const EventKey key{t.picoseconds(), (std::uint64_t{next_seq_} << 32) | slot};
+  if (size_ == 0) small_mode_ = true;  // an empty queue starts small again
+  if (small_mode_) {
+    if (small_.size() - small_head_ < kSmall) {
+      insert_small(key);
+      ++next_seq_;
+      ++size_;
+      return;
+    }
+    spill_small();
+  }
   const std::uint64_t at = ordinal(key.time);
   if (at < near_end_) {
-    near_.push(key);
-    if (near_end_ == kWhole && near_.size() > kSmall) spill_near();
-  } else if (near_.size() < kSmall / 2 && bucket_ == bucket_count_ && overflow_.empty()) {
-    // Nothing beyond the near tier, and little in it: the whole queue becomes the one heap.
-    near_end_ = kWhole;
     near_.push(key);
   } else if (at < far_end_) {
     buckets_[(at - base_) >> shift_].push_back(key);
@@ -102,12 +108,27 @@ void EventQueue::spread_overflow() {
   overflow_.resize(kept);
 }
 
-// Precondition: the queue is small (near_end_ == kWhole: every key in near_). Moves them all to
-// overflow_, whence the next refill spreads them over buckets as for any large queue.
-void EventQueue::spill_near() {
-  near_.settle();
-  overflow_.insert(overflow_.end(), near_.keys(), near_.keys() + near_.size());
-  near_.assign(nullptr, nullptr);
+// Precondition: small_mode_ and fewer than kSmall keys held. Inserts `key` at its place from the
+// back (a new event is usually later than most pending ones); compacts the array first when it
+// has reached its capacity, so that it never grows past 2 kSmall.
+void EventQueue::insert_small(const EventKey& key) {
+  if (small_.size() == small_.capacity() && small_head_ > 0) {
+    small_.erase(small_.begin(), small_.begin() + static_cast<std::ptrdiff_t>(small_head_));
+    small_head_ = 0;
+  }
+  std::size_t i = small_.size();
+  small_.push_back(key);
+  for (; i > small_head_ && key < small_[i - 1]; --i) small_[i] = small_[i - 1];
+  small_[i] = key;
+}
+
+// Precondition: small_mode_. Moves the small queue's keys to overflow_ (the tiers are empty then),
+// whence the next refill spreads them over buckets as for any large queue.
+void EventQueue::spill_small() {
+  overflow_.insert(overflow_.end(), small_.begin() + static_cast<std::ptrdiff_t>(small_head_), small_.end());
+  small_.clear();
+  small_head_ = 0;
+  small_mode_ = false;
   near_end_ = far_end_ = 0;
   bucket_ = bucket_count_ = 0;
 }
@@ -118,6 +139,7 @@ void EventQueue::renumber() {
   near_.settle();
   std::vector<EventKey*> all;
   all.reserve(size_);
+  for (std::size_t i = small_head_; i < small_.size(); ++i) all.push_back(&small_[i]);
   for (std::size_t i = 0; i < near_.size(); ++i) all.push_back(near_.keys() + i);
   for (std::size_t b = bucket_; b < bucket_count_; ++b) {
     for (EventKey& k : buckets_[b]) all.push_back(&k);

@@ -15,12 +15,12 @@
 // Why: on the hold benchmark (tools/bench/engine_hold.cpp, 1e5 pending, exponential increments) a
 // single heap of 1e5 keys, binary or 4-ary and cache-line aligned, missed cache on every level and
 // stayed near 5-7 million events/s on the development machine; this queue roughly doubles that.
-// A small queue is near_ alone: while nothing lies beyond the near tier and near_ holds fewer than
-// kSmall / 2 keys, a push that falls past near_end_ raises it to cover every time (kWhole), and
-// every push then goes to the heap, until near_ outgrows kSmall and all its keys spill into
-// overflow_ (O(kSmall) once per kSmall / 2 pushes at least). Why: a replay keeps only as many
-// events pending as it has streams busy (llama3.1-405b-trn2u, 16 simulated ranks: 15 on average,
-// 18 at most), where spreading and refilling buckets of one or two keys cost more than the heap.
+// A small queue is neither: an empty queue starts as small_, an array of at most kSmall keys in
+// pop order (a push inserts from the back, a pop advances its head), until a push finds it full;
+// then its keys spill into overflow_ and the tiers serve until the queue is empty again. Why: a
+// replay keeps only as many events pending as it has streams busy (llama3.1-405b-trn2u, 16
+// simulated ranks: 15 on average, 18 at most), where spreading and refilling buckets of one or two
+// keys, or sifting them through a heap, cost more than moving a few keys along an array.
 // Equal times always sit in the same tier, so the seq order among them is kept by near_'s heap.
 // seq is 32 bits to keep a key at 16 bytes; when the counter reaches its limit the queue renumbers
 // the keys it holds in their current order (O(n log n), once every ~4e9 pushes).
@@ -63,6 +63,7 @@ class EventQueue {
   // Contract: the smallest key (earliest time, then first pushed). Precondition: !empty().
   // Cost: O(1) amortised (refilling the near tier is spread over the keys it brings).
   const EventKey& top() {
+    if (small_mode_) return small_[small_head_];
     if (near_.empty()) refill();
     return near_.top();
   }
@@ -70,8 +71,15 @@ class EventQueue {
   // Contract: removes top(). Precondition: !empty(). Cost: O(log near) (usually deferred to the next
   // push or top, see KeyHeap::pop).
   void pop() {
-    if (near_.empty()) refill();
-    near_.pop();
+    if (small_mode_) {
+      if (++small_head_ == small_.size()) {
+        small_.clear();
+        small_head_ = 0;
+      }
+    } else {
+      if (near_.empty()) refill();
+      near_.pop();
+    }
     --size_;
   }
 
@@ -79,6 +87,19 @@ class EventQueue {
   // each, and keeps the others in order. Cost: O(n) plus the calls; never allocates.
   template <class IsDead, class OnRemoved>
   void remove_if(IsDead is_dead, OnRemoved on_removed) {
+    if (small_mode_) {
+      std::size_t kept = small_head_;
+      for (std::size_t i = small_head_; i < small_.size(); ++i) {
+        if (is_dead(small_[i].slot())) {
+          on_removed(small_[i].slot());
+        } else {
+          small_[kept++] = small_[i];
+        }
+      }
+      size_ -= small_.size() - kept;
+      small_.resize(kept);
+      return;
+    }
     size_ -= near_.remove_if(is_dead, on_removed);
     const auto sweep = [&](std::vector<EventKey>& keys) {
       std::size_t kept = 0;
@@ -104,9 +125,8 @@ class EventQueue {
   // to find where that share ends.
   static constexpr std::size_t kCoveredPercent = 75;
   static constexpr std::size_t kSample = 64;
-  // The most keys a small queue (near_ alone) holds; near_end_ == kWhole marks one.
+  // The most keys a small queue (small_) holds.
   static constexpr std::size_t kSmall = 64;
-  static constexpr std::uint64_t kWhole = std::numeric_limits<std::uint64_t>::max();
 
   // Order-preserving map of a time onto unsigned integers, so bucket arithmetic cannot overflow.
   static std::uint64_t ordinal(Time::Rep t) {
@@ -115,9 +135,15 @@ class EventQueue {
   std::uint64_t bucket_end(std::size_t b) const;  // ordinal just past bucket b, saturating
   void refill();
   void spread_overflow();
-  void spill_near();
+  void insert_small(const EventKey& key);
+  void spill_small();
   void renumber();
 
+  // The small queue: keys [small_head_, end) of small_ in pop order, while small_mode_ (the
+  // tiers below are empty then).
+  std::vector<EventKey> small_;
+  std::size_t small_head_ = 0;
+  bool small_mode_ = true;
   KeyHeap near_;
   std::vector<std::vector<EventKey>> buckets_;  // [bucket_, bucket_count_) in use; never shrinks
   std::size_t bucket_count_ = 0;
