@@ -202,9 +202,9 @@ TEST_CASE("event queue: keys at the very end of time drain in FIFO order") {
 }
 
 TEST_CASE("event queue: a queue that grows past a small heap and shrinks back keeps the order") {
-  // Sizes go up and down between 5 and 150 keys, across the 64 keys a small queue (the near heap
-  // alone) holds at most and the 32 below which it becomes one again; times are the hold
-  // pattern's (now plus a random increment, a fifth of them at now). Every pop is checked
+  // Sizes go up and down between 0 and 150 keys, across the 64 keys a small queue (one sorted
+  // array) holds at most, and down to empty, where the queue starts small again; times are the
+  // hold pattern's (now plus a random increment, a fifth of them at now). Every pop is checked
   // against the reference list, so a key lost or misordered at a spill or a return fails.
   EventQueue q;
   Reference ref;
@@ -217,7 +217,8 @@ TEST_CASE("event queue: a queue that grows past a small heap and shrinks back ke
     q.pop();
   };
   for (int round = 0; round < 40; ++round) {
-    const std::size_t high = 40 + static_cast<std::size_t>(rng() % 110), low = 5 + static_cast<std::size_t>(rng() % 30);
+    const std::size_t high = 40 + static_cast<std::size_t>(rng() % 110);
+    const std::size_t low = rng() % 3 == 0 ? 0 : 5 + static_cast<std::size_t>(rng() % 30);
     while (q.size() < high) {
       const Time::Rep t = rng() % 5 == 0 ? now : now + static_cast<Time::Rep>(rng() % 100'000);
       q.push(Time::ps(t), slot);
