@@ -1,6 +1,7 @@
 #include "trnsim/workload/build_step.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <utility>
@@ -299,6 +300,8 @@ class Builder {
     // CollectiveCalls' ordered map per task was 3 % of a sweep's plan of llama3.1-405b-trn2u).
     // Ids are still made in the order the segments are first emitted.
     std::vector<std::vector<std::uint32_t>> collective_of(2 * idx(virtual_count_));
+    // This rank's groups' call lists, by GroupKind, found at their first call.
+    std::array<std::vector<std::uint32_t>*, kGroupKinds> group_calls{};
 
     for (std::size_t ui = 0; ui < order.size(); ++ui) {
       const ScheduleUnit& u = order[ui];
@@ -338,8 +341,12 @@ class Builder {
           std::uint32_t& collective = collectives[j];
           if (collective == kNoCollective) collective = calls_.collective(group, st.coord, seg.op, seg.bytes);
           t.index = collective;
-          t.call = calls_.call(group, st.coord,
-                               seg.expert ? st.ep_calls : ring ? st.cp_ring_calls : seg.context ? st.cp_calls : st.tp_calls);
+          std::vector<std::uint32_t>*& calls = group_calls[static_cast<std::size_t>(group)];
+          if (calls == nullptr) calls = &calls_.instance_calls(group, st.coord);
+          t.call = calls_.call_in(*calls, seg.expert    ? st.ep_calls
+                                          : ring        ? st.cp_ring_calls
+                                          : seg.context ? st.cp_calls
+                                                        : st.tp_calls);
         } else {
           t.index = seg.work;
         }

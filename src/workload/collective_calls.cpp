@@ -138,10 +138,4 @@ std::uint32_t CollectiveCalls::collective(GroupKind kind, const RankLayout::Coor
   return id;
 }
 
-std::uint32_t CollectiveCalls::call(GroupKind kind, const RankLayout::Coord& c, std::uint32_t& occurrence) {
-  auto& calls = calls_[group_instance(kind, c)];
-  if (occurrence == calls.size()) calls.push_back(graph_.calls++);
-  return calls[occurrence++];
-}
-
 }  // namespace trnsim::workload
