@@ -24,7 +24,7 @@ enum class GroupKind : int {
   Cp,        // its context-parallel group (RankLayout::cp_group)
   CpRing,    // the pair (rank, its CP ring neighbour) its ring attention sends to
 };
-inline constexpr std::size_t kGroupKinds = 7;
+inline constexpr std::size_t kGroupKinds = static_cast<std::size_t>(GroupKind::CpRing) + 1;  // CpRing is the last
 
 class CollectiveCalls {
  public:

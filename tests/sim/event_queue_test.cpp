@@ -103,9 +103,14 @@ TEST_CASE("event queue: random pushes and pops match a reference list") {
 }
 
 TEST_CASE("event queue: renumbering the sequence counter keeps the order") {
-  // With a limit of 5 the counter is renumbered every few pushes; order must not change.
-  EventQueue q(5);
-  check_against_reference(q, 5'000, 5, 7, few_times);
+  SECTION("a small queue: a limit of 5, renumbered every few pushes") {
+    EventQueue q(5);
+    check_against_reference(q, 5'000, 5, 7, few_times);
+  }
+  SECTION("in the tiers: up to 300 keys (past a small queue's 64), a limit of 1,000") {
+    EventQueue q(1'000);
+    check_against_reference(q, 20'000, 300, 8, few_times);
+  }
 }
 
 TEST_CASE("event queue: refuses more keys than the sequence limit") {
@@ -118,19 +123,26 @@ TEST_CASE("event queue: refuses more keys than the sequence limit") {
 }
 
 TEST_CASE("event queue: remove_if drops the chosen keys and keeps the rest in order") {
+  // Slots 0..n-1 at time (slot % 10): odd slots are removed. 100 keys are held by the tiers, 20
+  // by a small queue (at most 64).
+  const std::uint32_t n = GENERATE(100u, 20u);
   EventQueue q;
-  // Slots 0..99 at time (slot % 10): odd slots are removed.
-  for (std::uint32_t s = 0; s < 100; ++s) q.push(Time::ps(s % 10), s);
+  for (std::uint32_t s = 0; s < n; ++s) q.push(Time::ps(s % 10), s);
   std::vector<std::uint32_t> removed;
   q.remove_if([](std::uint32_t s) { return s % 2 == 1; },
               [&removed](std::uint32_t s) { removed.push_back(s); });
-  CHECK(q.size() == 50);
-  CHECK(removed.size() == 50);
+  CHECK(q.size() == n / 2);
+  CHECK(removed.size() == n / 2);
   CHECK(std::all_of(removed.begin(), removed.end(), [](std::uint32_t s) { return s % 2 == 1; }));
-  // Expected: by time t = 0, 2, 4, 6, 8 the even slots t, t+10, ..., t+90 in push order.
+  // One more key, slot 1000 at 5 ps, pushed after the removal, must find only the kept ones.
+  q.push(Time::ps(5), 1000);
+  // Expected: by time t = 0, 2, 4, 6, 8 the even slots t, t+10, ... below n in push order, and
+  // slot 1000 between times 4 and 6.
   std::vector<std::uint32_t> expected;
-  for (std::uint32_t t = 0; t < 10; t += 2)
-    for (std::uint32_t s = t; s < 100; s += 10) expected.push_back(s);
+  for (std::uint32_t t = 0; t < 10; t += 2) {
+    if (t == 6) expected.push_back(1000);
+    for (std::uint32_t s = t; s < n; s += 10) expected.push_back(s);
+  }
   std::vector<std::uint32_t> order;
   while (!q.empty()) {
     order.push_back(q.top().slot());
@@ -184,12 +196,16 @@ TEST_CASE("event queue: a key pushed at the near tier's boundary stays behind ol
 }
 
 TEST_CASE("event queue: keys at the very end of time drain in FIFO order") {
+  // `filler` keys at 1 ps (slots 100...) pushed first: none keeps the queue small, 70 put it in
+  // the tiers (past a small queue's 64 keys), where the end of time saturates the buckets' end.
+  const std::uint32_t filler = GENERATE(0u, 70u);
   EventQueue q;
+  for (std::uint32_t s = 0; s < filler; ++s) q.push(Time::ps(1), 100 + s);
   const Time end = Time::max();
   for (std::uint32_t s = 0; s < 5; ++s) q.push(end, s);
   q.push(Time::ps(0), 5);
   std::vector<std::uint32_t> order;
-  for (int i = 0; i < 3; ++i) {
+  for (std::uint32_t i = 0; i < 3 + filler; ++i) {
     order.push_back(q.top().slot());
     q.pop();
   }
@@ -198,10 +214,14 @@ TEST_CASE("event queue: keys at the very end of time drain in FIFO order") {
     order.push_back(q.top().slot());
     q.pop();
   }
-  CHECK(order == std::vector<std::uint32_t>{5, 0, 1, 2, 3, 4, 6, 7});
+  // Slot 5 (0 ps), the fillers in push order (1 ps), then the end of time in push order.
+  std::vector<std::uint32_t> expected{5};
+  for (std::uint32_t s = 0; s < filler; ++s) expected.push_back(100 + s);
+  expected.insert(expected.end(), {0, 1, 2, 3, 4, 6, 7});
+  CHECK(order == expected);
 }
 
-TEST_CASE("event queue: a queue that grows past a small heap and shrinks back keeps the order") {
+TEST_CASE("event queue: a queue that grows past a small one and shrinks back keeps the order") {
   // Sizes go up and down between 0 and 150 keys, across the 64 keys a small queue (one sorted
   // array) holds at most, and down to empty, where the queue starts small again; times are the
   // hold pattern's (now plus a random increment, a fifth of them at now). Every pop is checked

@@ -41,12 +41,13 @@ class EventQueue {
   static constexpr std::uint32_t kDefaultSeqLimit = std::numeric_limits<std::uint32_t>::max();
 
   // Contract: an empty queue; seq_limit (> 1) is where the sequence counter renumbers (tests use a
-  // small one). Cost: one small allocation.
+  // small one). Cost: two small allocations (the small queue's 2 x kSmall keys, the near heap).
   explicit EventQueue(std::uint32_t seq_limit = kDefaultSeqLimit);
 
   // Contract: from now on, on_refill(context, first, last) is called with the keys each time a
   // bucket moves into the near tier (about once per kKeysPerBucket pops), so that the owner can
-  // prefetch what they refer to before they pop. Cost: O(1).
+  // prefetch what they refer to before they pop; never while the queue is small (its keys are few
+  // and in cache). Cost: O(1).
   using RefillObserver = void (*)(void* context, const EventKey* first, const EventKey* last);
   void observe_refills(RefillObserver on_refill, void* context) {
     on_refill_ = on_refill;

@@ -1,8 +1,9 @@
 #pragma once
 // A StepReport of a plan fast-forwarded over its pipeline's steady state (replay/fast_forward.hpp):
 // the two reduced replays' reports, every additive figure moved k = (M - M1) / d times its change
-// from M1 to M2 micro-batches: the step time (exact, in picoseconds), every rank's breakdown
-// parts (the bottleneck is the rank with the most extrapolated compute), engine, op-class,
+// from M1 to M2 micro-batches: the step time (exact, in picoseconds), the bottleneck rank's
+// breakdown parts (the bottleneck: the rank with the most compute, extrapolated in picoseconds
+// where report::rank_compute_times applies, else from every rank's parts), engine, op-class,
 // HBM-bound, MoE and CP seconds, stage compute, hardware FLOPs, link bytes and busy time, task and
 // event counts, and the critical path's counts and seconds (by category, rank and contributor).
 // What follows from the plan is taken from the real plan, not extrapolated: the plan itself,

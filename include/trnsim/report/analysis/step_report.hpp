@@ -103,7 +103,7 @@ struct AnalyzeOptions {
   bool critical_path = true;
   // The rank whose breakdown, engines, op classes and MoE/CP seconds are reported; unset: the
   // simulated rank with the most compute (step_breakdown). Set by the fast-forward, which picks
-  // the bottleneck of the real step from the extrapolated breakdowns.
+  // the bottleneck of the real step from the ranks' extrapolated compute times.
   std::optional<std::int32_t> bottleneck_rank;
 };
 
