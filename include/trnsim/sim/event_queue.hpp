@@ -16,11 +16,12 @@
 // single heap of 1e5 keys, binary or 4-ary and cache-line aligned, missed cache on every level and
 // stayed near 5-7 million events/s on the development machine; this queue roughly doubles that.
 // A small queue is neither: an empty queue starts as small_, an array of at most kSmall keys in
-// pop order (a push inserts from the back, a pop advances its head), until a push finds it full;
-// then its keys spill into overflow_ and the tiers serve until the queue is empty again. Why: a
-// replay keeps only as many events pending as it has streams busy (llama3.1-405b-trn2u, 16
-// simulated ranks: 15 on average, 18 at most), where spreading and refilling buckets of one or two
-// keys, or sifting them through a heap, cost more than moving a few keys along an array.
+// pop order (a push moves the keys on its nearer side by one slot, a pop advances the head),
+// until a push finds it full; then its keys spill into overflow_ and the tiers serve until the
+// queue is empty again. Why: a replay keeps only as many events pending as it has streams busy
+// (llama3.1-405b-trn2u, 16 simulated ranks: 15 on average, 18 at most), where spreading and
+// refilling buckets of one or two keys, or sifting them through a heap, cost more than moving a
+// few keys along an array.
 // Equal times always sit in the same tier, so the seq order among them is kept by near_'s heap.
 // seq is 32 bits to keep a key at 16 bytes; when the counter reaches its limit the queue renumbers
 // the keys it holds in their current order (O(n log n), once every ~4e9 pushes).
