@@ -23,6 +23,9 @@ void AnalyticModel::start(const Collective& c, sim::InlineHandler&& done) {
   const AnalyticResult* r = cache_.find(c);
   if (r == nullptr) r = &cache_.insert(c, result(context_.schedule(c)));
   for (const auto& [link, bytes] : r->link_bytes) link_bytes_[static_cast<std::size_t>(link)] += bytes;
+  if (aside_) {
+    for (const auto& [link, bytes] : r->link_bytes) aside_bytes_[static_cast<std::size_t>(link)] += bytes;
+  }
   context_.engine.schedule_in(r->time, std::move(done));
 }
 
@@ -30,12 +33,16 @@ void AnalyticModel::start_transfer(int src_rank, int dst_rank, double bytes, sim
   Router& router = context_.router;
   const Route& r = router.path(src_rank, dst_rank);
   for (LinkId l : router.links(r)) link_bytes_[static_cast<std::size_t>(l)] += bytes;
+  if (aside_) {
+    for (LinkId l : router.links(r)) aside_bytes_[static_cast<std::size_t>(l)] += bytes;
+  }
   context_.engine.schedule_in(context_.transfer_time(r, bytes), std::move(done));
 }
 
 void AnalyticModel::start_group_set(const Collective& c, ReplicaSetId set, sim::InlineHandler&& done) {
   SetCall& call = group_set_call(c, set);
   ++call.calls;
+  call.aside += aside_ ? 1 : 0;
   settled_ = false;
   context_.engine.schedule_in(call.result.time, std::move(done));
 }
@@ -43,6 +50,7 @@ void AnalyticModel::start_group_set(const Collective& c, ReplicaSetId set, sim::
 void AnalyticModel::start_pair_set(ReplicaSetId set, double bytes, sim::InlineHandler&& done) {
   SetCall& call = pair_set_call(set, bytes);
   ++call.calls;
+  call.aside += aside_ ? 1 : 0;
   settled_ = false;
   context_.engine.schedule_in(call.result.time, std::move(done));
 }
@@ -53,24 +61,46 @@ LinkTotals AnalyticModel::link_totals(LinkId l) const {
   return t;
 }
 
+bool AnalyticModel::set_aside(bool on) {
+  if (on && aside_bytes_.empty()) {
+    reserve_huge(aside_bytes_, link_bytes_.size());
+    aside_bytes_.assign(link_bytes_.size(), 0.0);
+  }
+  aside_ = on;
+  return true;
+}
+
 void AnalyticModel::link_totals_range(LinkId first, std::span<LinkTotals> out) const {
-  if (!settled_) settle();
+  totals_range(first, out, false);
+}
+
+void AnalyticModel::link_totals_range_without_aside(LinkId first, std::span<LinkTotals> out) const {
+  totals_range(first, out, true);
+}
+
+void AnalyticModel::totals_range(LinkId first, std::span<LinkTotals> out, bool without_aside) const {
+  if (!settled_ || settled_without_aside_ != without_aside) settle(without_aside);
   const Topology& topo = context_.topology;
   const auto at = static_cast<std::size_t>(first);
+  const bool aside = without_aside && !aside_bytes_.empty();
   for (std::size_t i = 0; i < out.size(); ++i) {
-    const double bytes = set_bytes_.empty() ? link_bytes_[at + i] : link_bytes_[at + i] + set_bytes_[at + i];
+    const double own = aside ? link_bytes_[at + i] - aside_bytes_[at + i] : link_bytes_[at + i];
+    const double bytes = set_bytes_.empty() ? own : own + set_bytes_[at + i];
     out[i] = {bytes, bytes / topo.link(static_cast<LinkId>(at + i)).bandwidth};
   }
 }
 
-void AnalyticModel::settle() const {
+void AnalyticModel::settle(bool without_aside) const {
   reserve_huge(set_bytes_, link_bytes_.size());
   set_bytes_.assign(link_bytes_.size(), 0.0);
   for (const SetCall& call : set_calls_) {
-    const auto n = static_cast<double>(call.calls);
+    // Counts, not bytes, are set aside: what is left is a sum of the other calls' bytes, not a
+    // difference of sums.
+    const auto n = static_cast<double>(without_aside ? call.calls - call.aside : call.calls);
     for (const auto& [link, bytes] : call.result.link_bytes) set_bytes_[static_cast<std::size_t>(link)] += n * bytes;
   }
   settled_ = true;
+  settled_without_aside_ = without_aside;
 }
 
 AnalyticResult AnalyticModel::result(const Schedule& s) {

@@ -44,6 +44,10 @@ class AnalyticModel final : public NetworkModel {
   void start_pair_set(ReplicaSetId set, double bytes, sim::InlineHandler&& done) override;
   LinkTotals link_totals(LinkId l) const override;
   void link_totals_range(LinkId first, std::span<LinkTotals> out) const override;
+  // Contract: true. A call set aside also adds its bytes to a second per-link array (allocated
+  // at the first, for the replays that set calls aside) or counts in its set call's `aside`.
+  bool set_aside(bool on) override;
+  void link_totals_range_without_aside(LinkId first, std::span<LinkTotals> out) const override;
   // Contract: GroupSetPricing::time_of(c), the closed form's estimate to the picosecond.
   std::optional<sim::Time> expected(const Collective& c) override { return group_sets_.time_of(c); }
   NetworkCounters counters() const override { return {}; }
@@ -54,6 +58,7 @@ class AnalyticModel final : public NetworkModel {
   struct SetCall {
     AnalyticResult result;
     std::uint64_t calls = 0;
+    std::uint64_t aside = 0;  // of them, set aside
   };
   struct SetKey {
     ReplicaSetId set;
@@ -72,17 +77,22 @@ class AnalyticModel final : public NetworkModel {
   SetCall& pair_set_call(ReplicaSetId set, double bytes);
   SetCall* find_set_call(const SetKey& key);
   SetCall& add_set_call(const SetKey& key, AnalyticResult r);
-  void settle() const;  // set_bytes_ from the set calls' counts
+  // set_bytes_ from the set calls' counts (without_aside: less those set aside).
+  void settle(bool without_aside) const;
+  void totals_range(LinkId first, std::span<LinkTotals> out, bool without_aside) const;
 
   NetworkContext& context_;
   AnalyticCache cache_;              // one result per distinct collective
   std::vector<double> link_bytes_;  // per link, carried so far by start() and start_transfer()
+  std::vector<double> aside_bytes_;  // the part of link_bytes_ set aside (empty until a call is)
+  bool aside_ = false;
   LinkTally tally_, set_tally_;     // scratch for result() and for a pair set's pairs, lent to group_sets_
   GroupSetPricing group_sets_;      // the first call of each distinct (group set, op, algorithm, size)
   std::unordered_map<SetKey, std::uint32_t, SetKeyHash> set_index_;  // into set_calls_
   std::vector<SetCall> set_calls_;  // in order of first call: the order settle() credits them in
   mutable std::vector<double> set_bytes_;  // per link, carried by set calls (settle())
   mutable bool settled_ = true;
+  mutable bool settled_without_aside_ = false;  // which counts set_bytes_ holds
 };
 
 }  // namespace trnsim::net

@@ -97,7 +97,13 @@ Algorithm Network::choose(const Collective& c) { return context_->closed_form.ch
 
 const Topology& Network::topology() const { return context_->topology; }
 
-std::vector<LinkUsage> Network::link_usage() const {
+void NetworkModel::link_totals_range_without_aside(LinkId, std::span<LinkTotals>) const {
+  throw InternalError("network model: link figures without the calls set aside, from a model that cannot set calls aside");
+}
+
+bool Network::set_aside(bool on) { return model_->set_aside(on); }
+
+std::vector<LinkUsage> Network::link_usage(bool without_aside) const {
   std::vector<LinkUsage> out;
   const Topology& topo = context_->topology;
   // Room for every link: moving hundreds of thousands of entries at each doubling cost as much as
@@ -107,7 +113,11 @@ std::vector<LinkUsage> Network::link_usage() const {
   std::array<LinkTotals, 4096> chunk;
   for (LinkId first = 0; first < topo.link_count(); first += static_cast<LinkId>(chunk.size())) {
     const auto n = std::min<std::size_t>(chunk.size(), static_cast<std::size_t>(topo.link_count() - first));
-    model_->link_totals_range(first, std::span<LinkTotals>(chunk.data(), n));
+    if (without_aside) {
+      model_->link_totals_range_without_aside(first, std::span<LinkTotals>(chunk.data(), n));
+    } else {
+      model_->link_totals_range(first, std::span<LinkTotals>(chunk.data(), n));
+    }
     for (std::size_t i = 0; i < n; ++i) {
       const LinkTotals& t = chunk[i];
       if (!(t.bytes > 0)) continue;

@@ -79,6 +79,17 @@ class NetworkModel {
   // The same for links [first, first + out.size()), into `out`: what a report reads for every
   // link (800 k at 65,536 chips) in one call per chunk rather than one per link. Default: per link.
   virtual void link_totals_range(LinkId first, std::span<LinkTotals> out) const;
+  // Calls started while set aside (from set_aside(true) to set_aside(false)) are also counted
+  // apart, so that link_totals_range_without_aside() gives the figures of the other calls alone
+  // (replay/fast_forward.hpp derives a shorter replay's link figures so). Returns whether the
+  // model can: false by default (flow: a link's busy time is not a sum over calls).
+  virtual bool set_aside(bool on) {
+    (void)on;
+    return false;
+  }
+  // Contract: link_totals_range of the calls not set aside; InternalError where set_aside()
+  // returns false.
+  virtual void link_totals_range_without_aside(LinkId first, std::span<LinkTotals> out) const;
   // The closed-form time of `c` alone (ClosedForm::estimate) where the model keeps what computes
   // it; nullopt: the caller computes it.
   virtual std::optional<sim::Time> expected(const Collective&) { return std::nullopt; }

@@ -14,8 +14,8 @@ std::unique_ptr<NetworkModel> make(NetworkContext& context) {
 }
 
 constexpr NetworkModelInfo kModels[] = {
-    {NetworkModelKind::Analytic, "analytic", "closed form", &make<AnalyticModel>},
-    {NetworkModelKind::Flow, "flow", "max-min flows", &make<FlowModel>},
+    {NetworkModelKind::Analytic, "analytic", "closed form", &make<AnalyticModel>, true},
+    {NetworkModelKind::Flow, "flow", "max-min flows", &make<FlowModel>, false},
 };
 
 constexpr bool rows_in_kind_order() {

@@ -61,6 +61,7 @@ class Run {
       if (deps_left_[t].done()) make_ready(t);
     }
     engine_.run();
+    const std::uint64_t events = engine_.events_processed() - events_before;
     if (finished_ != graph_.tasks.size()) {
       // A dependency cycle leaves its tasks waiting too: name it (CycleError) before blaming a
       // stream. Checked here, not before the replay: an acyclic graph, every graph build_step
@@ -68,22 +69,29 @@ class Run {
       workload::check_acyclic(graph_);
       report_stuck();
     }
-    timeline_.events = engine_.events_processed() - events_before;
+    timeline_.events = events;
+    // Every event counted: each ran one completion below (a network that joins several events
+    // into one completion, as replicas not collapsed, leaves the set-aside count unknown).
+    timeline_.set_aside = aside_ && aside_ok_ && completions_ == events;
+    timeline_.events_aside = timeline_.set_aside ? events_aside_ : 0;
     return std::move(timeline_);
   }
 
   // Called from engine events (handlers capture `this` and an index).
   void compute_done(TaskId t) {
+    if (aside_) [[unlikely]] count_completion(aside(graph_.tasks[t]));
     queues_[queue_index(graph_.tasks[t])].computing = kNoTask;
     finish(t);
   }
   void transfer_done(TaskId t) {
+    if (aside_) [[unlikely]] count_completion(aside(graph_.tasks[t]));
     const std::size_t slot = graph_.rank_slot(graph_.tasks[t].rank);
     if (--on_network_[slot] == 0) hbm_demand_[slot] = 0;
     reprice(slot);
     finish(t);
   }
   void collective_done(std::uint32_t c) {
+    if (aside_) [[unlikely]] count_completion(aside(graph_.tasks[members_.of(c).front()]));
     for (const TaskId m : members_.of(c)) {
       const std::size_t slot = graph_.rank_slot(graph_.tasks[m].rank);
       hbm_demand_[slot] = --on_network_[slot] == 0 ? 0.0 : hbm_demand_[slot] - call_demand_[c];
@@ -138,6 +146,21 @@ class Run {
     for (std::uint32_t c = 0; c < graph_.calls; ++c) awaiting_[c].arm(members_.of(c).size());
   }
 
+  // Whether `task` is in the micro-batches set aside (ExecutorOptions::aside_lo, aside_hi).
+  bool aside(const Task& task) const {
+    return aside_ && task.micro_batch >= options_.aside_lo && task.micro_batch < options_.aside_hi;
+  }
+  // Only where micro-batches are set aside: the count of completions is what checks that every
+  // engine event was one.
+  void count_completion(bool aside) {
+    ++completions_;
+    events_aside_ += aside ? 1 : 0;
+  }
+  // Sets the network's calls aside from now on (on), or stops.
+  void set_aside(bool on) {
+    if (!comm_.set_aside(on) && on) aside_ok_ = false;
+  }
+
   std::size_t queue_index(const Task& task) const {
     return graph_.rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream);
   }
@@ -171,8 +194,11 @@ class Run {
         const std::size_t slot = graph_.rank_slot(task.rank);
         ++on_network_[slot];
         reprice(slot);
+        const bool apart = aside(task);
+        if (apart) [[unlikely]] set_aside(true);
         comm_.start_transfer(task.rank, task.peer, task.bytes, task.index,
                              sim::InlineHandler([this, t] { transfer_done(t); }));
+        if (apart) [[unlikely]] set_aside(false);
         break;
       }
       case TaskKind::Collective: {
@@ -193,7 +219,16 @@ class Run {
       hbm_demand_[slot] += demand;
       reprice(slot);
     }
+    bool apart = false;
+    if (aside_) [[unlikely]] {
+      apart = aside(graph_.tasks[members_.of(c).front()]);
+      for (const TaskId m : members_.of(c)) {
+        if (aside(graph_.tasks[m]) != apart) aside_ok_ = false;  // a call across the boundary
+      }
+      if (apart) set_aside(true);
+    }
     comm_.start_collective(graph_.collectives[collective], sim::InlineHandler([this, c] { collective_done(c); }));
+    if (apart) [[unlikely]] set_aside(false);
   }
 
   // What a compute task's rate on `slot` depends on: nothing on the network, or the collectives'
@@ -315,6 +350,11 @@ class Run {
   workload::CallMembers members_;
   std::vector<sim::Countdown> awaiting_;  // per call: members yet to reach it
   std::size_t finished_ = 0;
+  // Setting micro-batches aside (ExecutorOptions::aside_lo, aside_hi): asked, still possible,
+  // completions run and those of tasks and calls set aside.
+  bool aside_ = options_.aside_hi > options_.aside_lo;
+  bool aside_ok_ = true;
+  std::uint64_t completions_ = 0, events_aside_ = 0;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "trnsim/error.hpp"
+#include "trnsim/net/network_models.hpp"
 #include "trnsim/replay/step_size.hpp"
 #include "trnsim/workload/pipeline_schedule.hpp"
 
@@ -83,10 +84,14 @@ std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const
   // micro-batches than M1), kept as a guard: M2's checked micro-batches and the step difference
   // (below) decide whether M1 is M2 with a period cut out. Two periods, as first built, cost
   // gpt3-175b-a100 a sixth of its fast-forward (48 + 56 micro-batches replayed, not 40 + 48).
+  // Where the network sets calls aside (analytic), M1 is derived from M2 (derive_first) and
+  // only M2 is replayed; else both are.
+  const bool derived = net::network_model(input.network).sets_aside;
   std::int64_t m1 = s.micro_batches % s.period == 0 ? s.period : s.micro_batches % s.period;
   for (;; m1 += s.period) {
-    if (2 * m1 + s.period >= s.micro_batches)
-      return refuse(fmt::format("{} micro-batches: two reduced replays{} would take as many", s.micro_batches,
+    if ((derived ? 0 : m1) + m1 + s.period >= s.micro_batches)
+      return refuse(fmt::format("{} micro-batches: {}{} would take as many", s.micro_batches,
+                                derived ? "a reduced replay" : "two reduced replays",
                                 cycle != 0 ? fmt::format(" of a {}-micro-batch cycle", cycle) : std::string()));
     const auto [lo, hi] = steady_window(plan, m1);
     const auto [lo2, hi2] = steady_window(plan, m1 + s.period);
@@ -159,7 +164,87 @@ bool same_outside_and_step(const StepRun& first, const StepRun& second, sim::Tim
          second.timeline.step_time - first.timeline.step_time == period;
 }
 
+// Task ids of a graph grouped by (simulated rank, micro-batch), in id order: bucket
+// slot x (M + 1) + micro-batch + 1, where the tasks outside the micro-batches are micro-batch -1.
+class TasksByMicroBatch {
+ public:
+  TasksByMicroBatch(const workload::StepGraph& g, std::int64_t micro_batches)
+      : per_rank_(static_cast<std::size_t>(micro_batches) + 1),
+        first_(g.simulated_ranks.size() * per_rank_ + 1, 0),
+        ids_(g.tasks.size()) {
+    // A counting sort; each task's bucket is found once (a rank's slot is a lookup).
+    std::vector<std::uint32_t> buckets(g.tasks.size());
+    for (std::size_t t = 0; t < g.tasks.size(); ++t) {
+      buckets[t] = static_cast<std::uint32_t>(bucket(g, g.tasks[t]));
+      ++first_[buckets[t] + 1];
+    }
+    for (std::size_t b = 1; b < first_.size(); ++b) first_[b] += first_[b - 1];
+    std::vector<std::uint32_t> next(first_.begin(), first_.end() - 1);
+    for (std::size_t t = 0; t < g.tasks.size(); ++t) ids_[next[buckets[t]]++] = static_cast<workload::TaskId>(t);
+  }
+  std::span<const workload::TaskId> of(std::size_t slot, std::int64_t micro_batch) const {
+    const std::size_t b = slot * per_rank_ + static_cast<std::size_t>(micro_batch + 1);
+    return {ids_.data() + first_[b], first_[b + 1] - first_[b]};
+  }
+
+ private:
+  std::size_t bucket(const workload::StepGraph& g, const workload::Task& t) const {
+    return g.rank_slot(t.rank) * per_rank_ + static_cast<std::size_t>(std::max<std::int64_t>(t.micro_batch, -1) + 1);
+  }
+  std::size_t per_rank_;
+  std::vector<std::uint32_t> first_;
+  std::vector<workload::TaskId> ids_;
+};
+
 }  // namespace
+
+bool derive_first(const FastForwardShape& shape, StepRun& first, const StepRun& second, sim::Time period) {
+  const std::int64_t lo = shape.check_lo, hi = shape.check_lo + shape.period;
+  const workload::StepGraph& g1 = first.graph;
+  const workload::StepGraph& g2 = second.graph;
+  if (!second.timeline.set_aside || second.aside.lo != lo || second.aside.hi != hi ||
+      g1.simulated_ranks != g2.simulated_ranks || g2.tasks.size() < g1.tasks.size())
+    return false;
+  const auto& spans2 = second.timeline.spans;
+  // When the micro-batches cut out run: a task outside the micro-batches is earlier by a period
+  // when it starts after them, and unmoved when it ends before them.
+  sim::Time cut_start = sim::Time::max(), cut_end = sim::Time::zero();
+  for (std::size_t t = 0; t < g2.tasks.size(); ++t) {
+    if (g2.tasks[t].micro_batch < lo || g2.tasks[t].micro_batch >= hi) continue;
+    cut_start = std::min(cut_start, spans2[t].start);
+    cut_end = std::max(cut_end, spans2[t].end);
+  }
+  const std::int64_t m1 = shape.reduced;
+  const TasksByMicroBatch by1(g1, m1), by2(g2, m1 + shape.period);
+  Timeline timeline;
+  timeline.spans.resize(g1.tasks.size());
+  for (std::size_t slot = 0; slot < g1.simulated_ranks.size(); ++slot) {
+    for (std::int64_t j = -1; j < m1; ++j) {
+      const auto ids1 = by1.of(slot, j);
+      const auto ids2 = by2.of(slot, j < lo ? j : j + shape.period);
+      if (ids1.size() != ids2.size()) return false;
+      for (std::size_t i = 0; i < ids1.size(); ++i) {
+        if (!same_task(g1.tasks[ids1[i]], g2.tasks[ids2[i]])) return false;
+        const Span& s = spans2[ids2[i]];
+        sim::Time shift = j < lo ? sim::Time::zero() : period;
+        if (j < 0) {
+          if (s.start >= cut_end) {
+            shift = period;
+          } else if (s.end > cut_start) {
+            return false;  // runs while the micro-batches cut out do
+          }
+        }
+        timeline.spans[ids1[i]] = Span{s.start - shift, s.active - shift, s.end - shift};
+        timeline.step_time = std::max(timeline.step_time, s.end - shift);
+      }
+    }
+  }
+  if (timeline.step_time != second.timeline.step_time - period) return false;
+  timeline.events = second.timeline.events - second.timeline.events_aside;
+  first.timeline = std::move(timeline);
+  first.links = second.aside.links_without;
+  return true;
+}
 
 std::optional<std::int64_t> steady_cycle(const FastForwardShape& shape, const StepRun& second) {
   // Every multiple of the schedule's period that leaves at least one period of micro-batches to
@@ -192,8 +277,10 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
   if (!fabric) fabric = std::make_shared<net::Fabric>(input.cluster);
   FastForwardRuns out;
   out.shape = shape;
-  // M2 first: when its steady state does not repeat, M1 is not replayed at all.
+  // M2 first: when its steady state does not repeat, M1 is not replayed at all. The micro-batches
+  // that make M2 longer than M1 are set aside, so that M1 can be derived from M2 (derive_first).
   out.second = prepare_step(input, with_micro_batches(resolved, shape.reduced + shape.period));
+  out.second.aside = {shape.check_lo, shape.check_lo + shape.period, {}};
   replay_step(input, out.second, fabric);
   const std::optional<sim::Time> period = steady_period(shape, out.second);
   if (!period) {
@@ -224,7 +311,12 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
     return std::nullopt;
   }
   out.first = prepare_step(input, with_micro_batches(resolved, shape.reduced));
-  replay_step(input, out.first, fabric);
+  out.derived = derive_first(shape, out.first, out.second, *period);
+  if (!out.derived) {
+    spdlog::debug("fast-forward: the {}-micro-batch replay is not derived from the {}-micro-batch one: replayed",
+                  shape.reduced, shape.reduced + shape.period);
+    replay_step(input, out.first, fabric);
+  }
   out.period = *period;
   // steady_state_repeats, whose check of M2 (steady_period) has just passed.
   if (!same_outside_and_step(out.first, out.second, out.period)) {

@@ -79,6 +79,8 @@ void replay_step(const StepInput& input, StepRun& run, std::shared_ptr<net::Fabr
   NetCommunicator comm(network, input.algorithm, input.collapse_replicas);
   ExecutorOptions exec;
   exec.comm_compute_slowdown = run.comm_compute_slowdown;
+  exec.aside_lo = run.aside.lo;
+  exec.aside_hi = run.aside.hi;
   // GPUs: NCCL's use of SMs and HBM is in comm_compute_slowdown; Trainium: shared HBM only.
   const hw::ChipSpec& chip = input.cluster.instance.chip;
   const cost::ComputeModel compute(chip, input.cluster.instance.calibration,
@@ -121,6 +123,8 @@ void replay_step(const StepInput& input, StepRun& run, std::shared_ptr<net::Fabr
                      "the step is longer than the simulated clock holds");
   }
   run.links = network.link_usage();
+  run.aside.links_without.clear();
+  if (run.timeline.set_aside) run.aside.links_without = network.link_usage(true);
   run.simulate_seconds = seconds_since(t_sim);
 }
 

@@ -375,3 +375,54 @@ TEST_CASE("network: the analytic model's expected time of a collective is its cl
   }
   CHECK(compared >= 30);
 }
+
+TEST_CASE("network: calls set aside leave the link figures of the other calls alone") {
+  // On one network: a group set call and a pair set call, each once set aside and once not, and
+  // a plain start() and a transfer set aside. link_usage(true) must be what a second network
+  // given only the calls not set aside reports, link for link; link_usage() all of them.
+  const auto c = ring_cluster(2);
+  const std::vector<std::int32_t> ranks{0, 1, 2, 3, 4, 5, 8, 9};
+  const std::vector<std::pair<std::int32_t, std::int32_t>> pairs{{0, 1}, {2, 9}};
+  const net::Collective call{CollectiveOp::AllReduce, {}, 1e6, Algorithm::Ring};
+  const net::Collective plain{CollectiveOp::AllReduce, {0, 4, 8, 12}, 3e6, Algorithm::Ring};
+  auto calls = [&](net::Network& net, bool with_aside) {
+    const net::ReplicaSetId groups = net.add_group_set(ranks, 4);
+    const net::ReplicaSetId pair_set = net.add_pair_set(pairs);
+    net.start_group_set(call, groups, [] {});
+    net.start_pair_set(pair_set, 2e6, [] {});
+    if (!with_aside) return;
+    REQUIRE(net.set_aside(true));
+    net.start_group_set(call, groups, [] {});
+    net.start_pair_set(pair_set, 2e6, [] {});
+    net.start(plain, [] {});
+    net.start_transfer(3, 11, 5e6, [] {});
+    REQUIRE(net.set_aside(false));
+  };
+  sim::Engine e1, e2, e3;
+  net::Network both(c, NetworkModelKind::Analytic, e1), others(c, NetworkModelKind::Analytic, e2);
+  calls(both, true);
+  calls(others, false);
+  e1.run();
+  e2.run();
+  const auto without = both.link_usage(true);
+  const auto alone = others.link_usage();
+  REQUIRE(without.size() == alone.size());
+  for (std::size_t i = 0; i < alone.size(); ++i) {
+    CHECK(without[i].id == alone[i].id);
+    CHECK(without[i].bytes == Approx(alone[i].bytes).epsilon(1e-12));
+    CHECK(without[i].busy_s == Approx(alone[i].busy_s).epsilon(1e-12));
+  }
+  // All the calls: the group and pair set calls twice (each link's bytes doubled), plus the two set
+  // aside on their own links (the 0 -> 4 -> 8 -> 12 ring and the 3 -> 11 route cross EFA).
+  const auto all = both.link_usage();
+  CHECK(all.size() > alone.size());
+  std::size_t at = 0;
+  for (const auto& u : all) {
+    if (at < alone.size() && alone[at].id == u.id) CHECK(u.bytes >= 2 * alone[at++].bytes * (1 - 1e-12));
+  }
+  CHECK(at == alone.size());
+  // A model that cannot set calls aside says so, and has no figures without them.
+  net::Network flow(c, NetworkModelKind::Flow, e3);
+  CHECK_FALSE(flow.set_aside(true));
+  CHECK_THROWS_AS(flow.link_usage(true), InternalError);
+}

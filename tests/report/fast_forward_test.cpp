@@ -40,7 +40,35 @@ bool close(double a, double b, double rel = 1e-9) {
 struct Compared {
   std::string file;
   bool fast_forwarded = false;
+  bool derived = false;  // M1 derived from M2, not replayed (replay::derive_first)
 };
+
+// A derived M1 against M1 replayed: every task's span to the picosecond, the step time, the
+// event count, and every link's bytes and busy time. The replay is the reference: derive_first
+// claims that M1 is M2 with one period cut out.
+void check_derived_first(const replay::StepInput& input, const replay::FastForwardRuns& runs) {
+  replay::StepRun replayed = replay::prepare_step(input, runs.first.resolved);
+  replay::replay_step(input, replayed);
+  const auto& want = replayed.timeline;
+  const auto& got = runs.first.timeline;
+  CHECK(got.step_time.picoseconds() == want.step_time.picoseconds());
+  CHECK(got.events == want.events);
+  REQUIRE(got.spans.size() == want.spans.size());
+  std::size_t differ = 0;
+  for (std::size_t t = 0; t < want.spans.size(); ++t) {
+    const auto& a = got.spans[t];
+    const auto& b = want.spans[t];
+    differ += a.start != b.start || a.active != b.active || a.end != b.end ? 1u : 0u;
+  }
+  CHECK(differ == 0);
+  REQUIRE(runs.first.links.size() == replayed.links.size());
+  for (std::size_t i = 0; i < replayed.links.size(); ++i) {
+    INFO("link " << replayed.links[i].id);
+    CHECK(runs.first.links[i].id == replayed.links[i].id);
+    CHECK(close(runs.first.links[i].bytes, replayed.links[i].bytes, 1e-12));
+    CHECK(close(runs.first.links[i].busy_s, replayed.links[i].busy_s, 1e-12));
+  }
+}
 
 // The file's plan replayed in full and fast-forwarded: the fast-forward, where it applies, must
 // give the full replay's step time exactly and its other figures within rounding.
@@ -61,6 +89,8 @@ Compared compare_file(const fs::path& file, const std::vector<std::string>& over
   const auto got = report::extrapolate_report(input, resolved, *runs);
   REQUIRE(got.has_value());
   out.fast_forwarded = true;
+  out.derived = runs->derived;
+  if (runs->derived) check_derived_first(input, *runs);
   CHECK(shape->reduced + shape->periods * shape->period == full.plan.micro_batches);
   CHECK(runs->step_time.picoseconds() == full.timeline.step_time.picoseconds());
   CHECK(got->step_time_s == want.step_time_s);
@@ -112,6 +142,10 @@ bool fast_forwarded(const std::vector<Compared>& results, const std::string& nam
                      [&](const Compared& c) { return c.file == name && c.fast_forwarded; });
 }
 
+std::size_t derived_count(const std::vector<Compared>& results) {
+  return static_cast<std::size_t>(std::count_if(results.begin(), results.end(), [](const Compared& c) { return c.derived; }));
+}
+
 }  // namespace
 
 TEST_CASE("fast forward: every example gives the full replay's step time in picoseconds") {
@@ -119,21 +153,26 @@ TEST_CASE("fast forward: every example gives the full replay's step time in pico
   REQUIRE(results.size() >= 5);
   // gpt3-175b-a100: 1f1b-interleaved, pp 8, 192 micro-batches per pipeline: d = 8, and a few
   // dozen micro-batches hold warm-up, a period and cool-down; its steady state repeats every
-  // period, so it must fast-forward, not fall back. llama3.1-405b-trn2u falls back (below: its steady
-  // state repeats every 14 micro-batches, and 128 leave no room for that cycle).
+  // period, so it must fast-forward, not fall back. llama3.1-405b-trn2u fast-forwards over its
+  // cycle of 14 micro-batches (below). On the analytic network every M1 is derived from its M2,
+  // and compare_file checks each against M1 replayed.
   CHECK(fast_forwarded(results, "gpt3-175b-a100.json"));
-  CHECK_FALSE(fast_forwarded(results, "llama3.1-405b-trn2u.json"));
+  CHECK(fast_forwarded(results, "llama3.1-405b-trn2u.json"));
+  CHECK(derived_count(results) == static_cast<std::size_t>(std::count_if(
+                                      results.begin(), results.end(), [](const Compared& c) { return c.fast_forwarded; })));
 }
 
 TEST_CASE("fast forward: every validation file gives the full replay's step time in picoseconds") {
   const auto results = compare_dir("validation");
   REQUIRE(results.size() >= 10);
   CHECK(std::count_if(results.begin(), results.end(), [](const Compared& c) { return c.fast_forwarded; }) > 0);
+  CHECK(derived_count(results) > 0);
 }
 
 TEST_CASE("fast forward: every held-out validation file gives the full replay's step time in picoseconds") {
   const auto results = compare_dir("validation-heldout");
   REQUIRE(results.size() >= 4);
+  CHECK(derived_count(results) > 0);
 }
 
 TEST_CASE("fast forward: on the flow network model, the same step time in picoseconds where it applies") {
@@ -141,7 +180,9 @@ TEST_CASE("fast forward: on the flow network model, the same step time in picose
   // (1F1B with pp 8 on trn1, and pp 1 on trn2); gpt3-175b-a100 on flow fails the check and falls
   // back (compare_file then only replays it in full).
   const fs::path dir = fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples";
-  CHECK(compare_file(dir / "llama2-70b-trn1.json", {"network.model=flow"}).fast_forwarded);
+  const Compared flow = compare_file(dir / "llama2-70b-trn1.json", {"network.model=flow"});
+  CHECK(flow.fast_forwarded);
+  CHECK_FALSE(flow.derived);  // a flow link's busy time is not a sum over calls: M1 is replayed
   CHECK(compare_file(dir / "llama3.1-8b-trn2.json", {"network.model=flow"}).fast_forwarded);
   // The 405B with 256 micro-batches repeats every 14 on flow too (the cycle found after the
   // failed check, as on the analytic model below): the full replay's step time and event count.
@@ -171,23 +212,49 @@ TEST_CASE("fast forward: 1f1b with pp 16 replays 48 and 49 micro-batches and che
 // full replay, stage 0's forwards follow each other 1.578256 s apart except one step in 14,
 // 1.576810 s (F16 -> F17, F30 -> F31, ...). Checking two periods (M2 = 35) saw 1.578256 s and
 // extrapolated 225.3763 s where the full replay gives 225.3677 s; the M2 replay checked now (49
-// micro-batches, 16..32 checked) holds the shorter steps, so the check refuses, and the report
-// is the full replay's. Its cycle of 14 is found in that check (steady_cycle), but 128 micro-batches
-// leave no room for two replays over it (M1 = 44 leaves M2 = 58 with 26 steady micro-batches, not
-// 28; M1 = 58 takes 58 + 72 > 128).
-TEST_CASE("fast forward: a steady state that repeats only every 14 micro-batches falls back") {
-  const config::Experiment ex = config::load_experiment(
-      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-405b-trn2u.json").string());
+// micro-batches, 16..32 checked) holds the shorter steps, so the check refuses. Its cycle of 14 is
+// found in that check (steady_cycle): max(2 x 14, 16 + 14) = 30 micro-batches checked, so
+// M2 - 32 >= 30, M1 >= 48 with 128's residue 2 modulo 14: M1 = 58, M2 = 72, 128 = 58 + 5 x 14.
+// On the analytic network only M2 is replayed (M1 derived), and 72 < 128 leaves room; on the
+// flow network both would be, and 58 + 72 > 128 leaves none: the full replay.
+TEST_CASE("fast forward: a steady state that repeats only every 14 micro-batches fast-forwards over 14 from one replay") {
+  const fs::path file = fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-405b-trn2u.json";
+  const Compared compared = compare_file(file);
+  CHECK(compared.fast_forwarded);
+  CHECK(compared.derived);
+  const config::Experiment ex = config::load_experiment(file.string());
   const replay::StepInput input = config::step_input(ex);
   const workload::ResolvedPlan resolved = replay::resolve_plan(input);
   const auto shape = replay::fast_forward_shape(input, resolved);
   REQUIRE(shape.has_value());
+  CHECK(shape->period == 1);
+  const auto runs = replay::fast_forward_runs(input, resolved, *shape);
+  REQUIRE(runs.has_value());
+  CHECK(runs->derived);
+  CHECK(runs->shape.period == 14);
+  CHECK(runs->shape.reduced == 58);
+  CHECK(runs->shape.periods == 5);
+  CHECK(runs->shape.steady_lo == 16);
+  CHECK(runs->shape.steady_hi == 72 - 16);
+  CHECK(runs->shape.check_lo == 72 - 16 - 30);
+  // The micro-batches cut out of M2 were set aside in its replay: the first period checked.
+  CHECK(runs->second.aside.lo == 72 - 16 - 30);
+  CHECK(runs->second.aside.hi == 72 - 16 - 30 + 14);
+}
+
+TEST_CASE("fast forward: on the flow network, a cycle with no room for two replays falls back") {
+  const config::Experiment ex = config::load_experiment(
+      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-405b-trn2u.json").string(),
+      {"network.model=flow"});
+  const replay::StepInput input = config::step_input(ex);
+  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto shape = replay::fast_forward_shape(input, resolved);
+  REQUIRE(shape.has_value());
+  CHECK(shape->reduced == 48);
+  std::string why;
+  CHECK_FALSE(replay::fast_forward_shape(input, resolved, &why, 14).has_value());
+  CHECK(why.find("two reduced replays of a 14-micro-batch cycle") != std::string::npos);
   CHECK_FALSE(replay::fast_forward_runs(input, resolved, *shape).has_value());
-  replay::StepRun full = replay::prepare_step(input, resolved);
-  replay::replay_step(input, full);
-  const report::StepReport got = report::simulate_and_analyze(input, resolved, true);
-  CHECK_FALSE(got.fast_forward);
-  CHECK(got.step_time_s == full.timeline.step_time.to_seconds());
 }
 
 // With 256 micro-batches there is room for that cycle: the 49-micro-batch check fails as above,

@@ -114,8 +114,13 @@ class Network {
 
   NetworkModelKind kind() const { return kind_; }
   const Topology& topology() const;
-  // Per link with traffic, in link order. O(links).
-  std::vector<LinkUsage> link_usage() const;
+  // Sets aside the calls started from now on (on) or stops (off): link_usage(true) then leaves
+  // them out. Returns whether the model can (analytic; not flow). What a fast-forward derives a
+  // shorter replay's link figures from (replay/fast_forward.hpp).
+  bool set_aside(bool on);
+  // Per link with traffic, in link order; `without_aside`: of the calls not set aside (only where
+  // set_aside() returned true; InternalError otherwise). O(links).
+  std::vector<LinkUsage> link_usage(bool without_aside = false) const;
   NetworkCounters counters() const;
 
  private:

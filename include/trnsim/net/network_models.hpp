@@ -26,6 +26,9 @@ struct NetworkModelInfo {
   std::string_view description;
   // Builds the model over the shared context (src/net/network_model.hpp), which outlives it.
   std::unique_ptr<NetworkModel> (*make)(NetworkContext& context);
+  // Whether its link figures are sums over calls, so that calls can be set aside
+  // (Network::set_aside): the analytic model's are; the flow model's busy times are not.
+  bool sets_aside = false;
 };
 
 // Contract: the registered models, in NetworkModelKind order (row i has kind i). O(1).

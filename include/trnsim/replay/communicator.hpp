@@ -25,6 +25,13 @@ class Communicator {
   // all of them have arrived.
   virtual void start_transfer(std::int32_t src, std::int32_t dst, double bytes, std::uint32_t replica_set,
                               sim::InlineHandler done) = 0;
+  // Contract: the calls started from now on until set_aside(false) are set aside (their link
+  // traffic can be told from the others', net::Network::set_aside); returns whether the network
+  // can. Default: it cannot.
+  virtual bool set_aside(bool on) {
+    (void)on;
+    return false;
+  }
   // The time `c` is expected to take alone on the network (closed form), for estimating the rate
   // at which its DMA traffic uses HBM while it runs; 0 = unknown (no HBM sharing is modelled).
   virtual double expected_seconds(const workload::Collective& c) {

@@ -45,6 +45,10 @@ struct HbmSharing {
 struct ExecutorOptions {
   double comm_compute_slowdown = 1.0;  // hw::Calibration::comm_compute_slowdown
   HbmSharing hbm_sharing;
+  // Micro-batches [aside_lo, aside_hi) whose network calls are set aside (Communicator::set_aside)
+  // and whose completion events are counted apart (Timeline::set_aside, events_aside): what a
+  // fast-forward derives a replay without them from (fast_forward.hpp). Empty: none.
+  std::int64_t aside_lo = 0, aside_hi = 0;
 };
 
 // HBM bytes one member of `op` over `ranks` ranks moves for a collective of `bytes` (HbmSharing).

@@ -25,6 +25,18 @@
 // validation file with its full replay.
 // Every additive figure of the report moves by the same rule (report/analysis/fast_forward.hpp
 // extrapolates the StepReport).
+// Only M2 is replayed where the network can set calls aside (analytic: its link figures are sums
+// over calls; net::NetworkModelInfo::sets_aside): M1 is M2 with the period [check_lo, check_lo + d)
+// cut out, the first period of the checked micro-batches, which repeat. The M2 replay sets those
+// micro-batches aside (their calls' link traffic and their completion events counted apart), and
+// derive_first builds M1's graph and gives each of its tasks the span of its counterpart in M2:
+// the same micro-batch before the cut, d micro-batches later and P earlier after it (and a task
+// outside the micro-batches P earlier when it starts after the cut, unmoved when it ends before).
+// The M1 replay showed this for every example and validation file, span for span (the tests
+// compare both on each); it is refused, and M1 replayed, where a task outside the micro-batches
+// runs during the cut, a call joins tasks on both sides of it, or the graphs do not correspond
+// task for task. Then M2 < M is room enough, not M1 + M2 < M: llama3.1-405b-trn2u's 128
+// micro-batches take its cycle of 14 (M2 = 74 replayed, M1 = 60 built, 4 periods).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -52,7 +64,7 @@ struct FastForwardShape {
 
 // Contract: the shape of `resolved` (every field set) on `input`, or nullopt with `why` set when
 // fast-forward cannot apply or saves nothing: GPipe (no steady state), fewer micro-batches than
-// two reduced replays take (M1 + M2 >= M). M1 is the fewest micro-batches (keeping M's residue
+// the reduced replays take (M2 >= M where M1 is derived, M1 + M2 >= M where it is replayed). M1 is the fewest micro-batches (keeping M's residue
 // modulo d) with a steady period whose M2 has max(2 d, pp + d) steady micro-batches to check.
 // O(pp x M1 x v) schedule units per candidate M1.
 // `cycle`, when not 0, is the period to use instead of the schedule's (a multiple of it, larger:
@@ -68,21 +80,31 @@ workload::ResolvedPlan with_micro_batches(const workload::ResolvedPlan& resolved
 struct FastForwardRuns {
   FastForwardShape shape;
   StepRun first, second;  // M1 and M2 micro-batches
+  bool derived = false;   // first was derived from second (derive_first), not replayed
   sim::Time period;       // P
   sim::Time step_time;    // step(M), exact
 };
 
-// Contract: the two replays of `shape` checked as above, or nullopt when the repetition is not
-// exact (or the extrapolated step overflows the clock): the caller replays the real plan. Throws
-// what prepare_step / replay_step throw, and the real step's memory guard (step_size.hpp) first,
-// since a failed check replays it. Cost: the M2 replay, and the M1 replay only when M2's
-// steady state repeats, plus O(tasks of M2); when it does not repeat every period but over a
+// Contract: the two replays of `shape` checked as above (M1 derived where it can be, else
+// replayed), or nullopt when the repetition is not exact (or the extrapolated step overflows the
+// clock): the caller replays the real plan. Throws what prepare_step / replay_step throw, and the
+// real step's memory guard (step_size.hpp) first, since a failed check replays it. Cost: the M2
+// replay, and M1's build (and replay, where not derived) only when M2's steady state repeats,
+// plus O(tasks of M2); when it does not repeat every period but over a
 // longer cycle (steady_cycle), once more the same with that cycle's shape, where the plan has room
 // (the result's `shape` is then that one; the failed replay is released before, and its wall
 // time added to the second run's).
 std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                  const FastForwardShape& shape,
                                                  std::shared_ptr<net::Fabric> fabric = {});
+
+// Contract: fills first.timeline and first.links (M1 = shape.reduced micro-batches, prepared:
+// graph built, not replayed) from `second` (M2, replayed with micro-batches [check_lo, check_lo +
+// period) set aside, StepRun::aside; its checked micro-batches repeat with period P, `period`)
+// as described above and returns true; false, leaving `first` as it was, where the replay could
+// not set them aside, a task outside the micro-batches runs during them, the graphs' tasks do not
+// correspond, or the derived step is not M2's less P. O(tasks).
+bool derive_first(const FastForwardShape& shape, StepRun& first, const StepRun& second, sim::Time period);
 
 // Contract: the one shift P that every task of the checked micro-batches of `second`
 // (shape.reduced + shape.period micro-batches) has against its counterpart one period later, in

@@ -28,6 +28,7 @@ class NetCommunicator final : public Communicator {
   void start_transfer(std::int32_t src, std::int32_t dst, double bytes, std::uint32_t replica_set,
                       sim::InlineHandler done) override;
   double expected_seconds(const workload::Collective& c) override;
+  bool set_aside(bool on) override { return network_.set_aside(on); }
 
  private:
   // A call waiting for its network operations.

@@ -51,6 +51,13 @@ struct StepRun {
   workload::MemoryEstimate memory;
   double rank_memory_capacity = 0;            // bytes of HBM one rank may use
   std::vector<net::LinkUsage> links;          // links that carried traffic
+  // Micro-batches [lo, hi) replay_step sets aside when lo < hi (ExecutorOptions::aside_lo, the
+  // fast-forward's derived replay, fast_forward.hpp); where timeline.set_aside, the links that
+  // carried traffic from the calls of the other micro-batches, and their figures alone.
+  struct Aside {
+    std::int64_t lo = 0, hi = 0;
+    std::vector<net::LinkUsage> links_without;
+  } aside;
   int ranks = 0;                              // real ranks of the cluster
   int physical_cores_per_rank = 1;
   double build_seconds = 0, simulate_seconds = 0;  // wall time of graph build and replay

@@ -20,6 +20,12 @@ struct Timeline {
   std::vector<Span> spans;  // spans[task id]
   sim::Time step_time;      // the latest end of any task
   std::uint64_t events = 0; // engine events processed
+  // Where the replay was asked to set micro-batches aside (ExecutorOptions::aside_lo, aside_hi):
+  // whether it could (the network counts their calls apart, every call's members are all in or
+  // all out, and each engine event ran one task's or call's completion), and the events that
+  // completed their tasks and calls.
+  bool set_aside = false;
+  std::uint64_t events_aside = 0;
 };
 
 }  // namespace trnsim::replay
