@@ -2,6 +2,7 @@
 #include "trnsim/replay/fast_forward.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -196,24 +197,49 @@ class TasksByMicroBatch {
   std::vector<workload::TaskId> ids_;
 };
 
+// The period cut out of the M2 replay to give M1: micro-batches [lo, hi) = [check_lo, check_lo +
+// d), which ran from `start` to `end`, and the shift P of what follows them.
+class Cut {
+ public:
+  // nullopt where `second` did not set exactly those micro-batches aside.
+  static std::optional<Cut> of(const FastForwardShape& shape, const StepRun& second, sim::Time period) {
+    Cut c;
+    c.lo = shape.check_lo;
+    c.hi = shape.check_lo + shape.period;
+    c.period = period;
+    if (!second.timeline.set_aside || second.aside.lo != c.lo || second.aside.hi != c.hi) return std::nullopt;
+    const auto& spans = second.timeline.spans;
+    for (std::size_t t = 0; t < second.graph.tasks.size(); ++t) {
+      if (!c.inside(second.graph.tasks[t].micro_batch)) continue;
+      c.start = std::min(c.start, spans[t].start);
+      c.end = std::max(c.end, spans[t].end);
+    }
+    return c;
+  }
+  bool inside(std::int64_t micro_batch) const { return micro_batch >= lo && micro_batch < hi; }
+  // How much earlier an M2 task of `micro_batch` that ran over `s` runs in M1: nothing before the
+  // cut, a period after it; a task outside the micro-batches by when it runs (nullopt: during
+  // the cut, which M1 cannot say).
+  std::optional<sim::Time> shift(std::int64_t micro_batch, const Span& s) const {
+    if (micro_batch >= 0) return micro_batch < lo ? sim::Time::zero() : period;
+    if (s.start >= end) return period;
+    if (s.end <= start) return sim::Time::zero();
+    return std::nullopt;
+  }
+
+  std::int64_t lo = 0, hi = 0;
+  sim::Time start = sim::Time::max(), end = sim::Time::zero(), period;
+};
+
 }  // namespace
 
 bool derive_first(const FastForwardShape& shape, StepRun& first, const StepRun& second, sim::Time period) {
-  const std::int64_t lo = shape.check_lo, hi = shape.check_lo + shape.period;
   const workload::StepGraph& g1 = first.graph;
   const workload::StepGraph& g2 = second.graph;
-  if (!second.timeline.set_aside || second.aside.lo != lo || second.aside.hi != hi ||
-      g1.simulated_ranks != g2.simulated_ranks || g2.tasks.size() < g1.tasks.size())
-    return false;
+  const std::optional<Cut> cut = Cut::of(shape, second, period);
+  if (!cut || g1.simulated_ranks != g2.simulated_ranks || g2.tasks.size() < g1.tasks.size()) return false;
   const auto& spans2 = second.timeline.spans;
-  // When the micro-batches cut out run: a task outside the micro-batches is earlier by a period
-  // when it starts after them, and unmoved when it ends before them.
-  sim::Time cut_start = sim::Time::max(), cut_end = sim::Time::zero();
-  for (std::size_t t = 0; t < g2.tasks.size(); ++t) {
-    if (g2.tasks[t].micro_batch < lo || g2.tasks[t].micro_batch >= hi) continue;
-    cut_start = std::min(cut_start, spans2[t].start);
-    cut_end = std::max(cut_end, spans2[t].end);
-  }
+  const std::int64_t lo = cut->lo;
   const std::int64_t m1 = shape.reduced;
   const TasksByMicroBatch by1(g1, m1), by2(g2, m1 + shape.period);
   Timeline timeline;
@@ -226,16 +252,10 @@ bool derive_first(const FastForwardShape& shape, StepRun& first, const StepRun& 
       for (std::size_t i = 0; i < ids1.size(); ++i) {
         if (!same_task(g1.tasks[ids1[i]], g2.tasks[ids2[i]])) return false;
         const Span& s = spans2[ids2[i]];
-        sim::Time shift = j < lo ? sim::Time::zero() : period;
-        if (j < 0) {
-          if (s.start >= cut_end) {
-            shift = period;
-          } else if (s.end > cut_start) {
-            return false;  // runs while the micro-batches cut out do
-          }
-        }
-        timeline.spans[ids1[i]] = Span{s.start - shift, s.active - shift, s.end - shift};
-        timeline.step_time = std::max(timeline.step_time, s.end - shift);
+        const std::optional<sim::Time> shift = cut->shift(j, s);
+        if (!shift) return false;  // runs while the micro-batches cut out do
+        timeline.spans[ids1[i]] = Span{s.start - *shift, s.active - *shift, s.end - *shift};
+        timeline.step_time = std::max(timeline.step_time, s.end - *shift);
       }
     }
   }
@@ -244,6 +264,86 @@ bool derive_first(const FastForwardShape& shape, StepRun& first, const StepRun& 
   first.timeline = std::move(timeline);
   first.links = second.aside.links_without;
   return true;
+}
+
+std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape& shape, const StepRun& second,
+                                 sim::Time period) {
+  const std::optional<Cut> cut = Cut::of(shape, second, period);
+  if (!cut) return std::nullopt;
+  const auto t0 = std::chrono::steady_clock::now();
+  const workload::StepGraph& g2 = second.graph;
+  StepRun first;
+  first.resolved = with_micro_batches(second.resolved, shape.reduced);
+  first.plan = workload::make_plan(input.model, first.resolved.training, first.resolved.parallelism, second.ranks);
+  // Everything but the tasks and their edges is M2's: the works, collectives and groups of a
+  // period are those of every other.
+  workload::StepGraph& g1 = first.graph;
+  g1.works = g2.works;
+  g1.collectives = g2.collectives;
+  g1.group_sets = g2.group_sets;
+  g1.simulated_ranks = g2.simulated_ranks;
+  g1.total_ranks = g2.total_ranks;
+  g1.replica_sets = g2.replica_sets;
+  g1.calls = g2.calls;
+  g1.findings = g2.findings;
+  g1.slot_by_rank = g2.slot_by_rank;
+  // The kept tasks in the order each stream runs them, as a build lists them (the analysis
+  // sweeps a stream's tasks in that order): per (rank, stream), those that kept their time and
+  // those moved a period earlier are each in M2's order, and are merged by start.
+  constexpr std::size_t kStreams = workload::kStreamCount;
+  const std::size_t lists = g2.simulated_ranks.size() * kStreams * 2;
+  std::vector<std::uint32_t> list_of(g2.tasks.size(), 0xffffffffu), first_of(lists + 1, 0);
+  for (std::size_t t = 0; t < g2.tasks.size(); ++t) {
+    const workload::Task& task = g2.tasks[t];
+    if (cut->inside(task.micro_batch)) continue;
+    const std::optional<sim::Time> shift = cut->shift(task.micro_batch, second.timeline.spans[t]);
+    if (!shift) return std::nullopt;  // runs while the micro-batches cut out do
+    list_of[t] = static_cast<std::uint32_t>((g2.rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream)) * 2 +
+                                            (*shift == period ? 1 : 0));
+    ++first_of[list_of[t] + 1];
+  }
+  for (std::size_t l = 1; l < first_of.size(); ++l) first_of[l] += first_of[l - 1];
+  std::vector<workload::TaskId> by_list(first_of.back());
+  std::vector<std::uint32_t> next(first_of.begin(), first_of.end() - 1);
+  for (std::size_t t = 0; t < g2.tasks.size(); ++t) {
+    if (list_of[t] != 0xffffffffu) by_list[next[list_of[t]]++] = static_cast<workload::TaskId>(t);
+  }
+  g1.tasks.reserve(by_list.size());
+  first.timeline.spans.reserve(by_list.size());
+  auto keep = [&](workload::TaskId t, sim::Time shift) {
+    workload::Task task = g2.tasks[t];
+    if (task.micro_batch >= cut->hi) task.micro_batch -= static_cast<std::int32_t>(shape.period);
+    task.deps = task.succ_begin = task.succ_end = 0;
+    g1.tasks.push_back(task);
+    const Span& s = second.timeline.spans[t];
+    first.timeline.spans.push_back(Span{s.start - shift, s.active - shift, s.end - shift});
+    first.timeline.step_time = std::max(first.timeline.step_time, s.end - shift);
+  };
+  for (std::size_t l = 0; l < lists; l += 2) {
+    std::uint32_t a = first_of[l], b = first_of[l + 1];
+    const std::uint32_t a_end = first_of[l + 1], b_end = first_of[l + 2];
+    while (a < a_end || b < b_end) {
+      const bool take_a = b == b_end || (a < a_end && second.timeline.spans[by_list[a]].start <=
+                                                          second.timeline.spans[by_list[b]].start - period);
+      if (take_a) {
+        keep(by_list[a++], sim::Time::zero());
+      } else {
+        keep(by_list[b++], period);
+      }
+    }
+  }
+  if (first.timeline.step_time != second.timeline.step_time - period) return std::nullopt;
+  first.timeline.events = second.timeline.events - second.timeline.events_aside;
+  first.work_costs = second.work_costs;
+  first.work_seconds = second.work_seconds;
+  first.comm_compute_slowdown = second.comm_compute_slowdown;
+  first.memory = workload::estimate_memory(input.model, first.resolved.training, first.resolved.parallelism, input.software);
+  first.rank_memory_capacity = second.rank_memory_capacity;
+  first.links = second.aside.links_without;
+  first.ranks = second.ranks;
+  first.physical_cores_per_rank = second.physical_cores_per_rank;
+  first.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return first;
 }
 
 std::optional<std::int64_t> steady_cycle(const FastForwardShape& shape, const StepRun& second) {
@@ -269,7 +369,8 @@ bool steady_state_repeats(const FastForwardShape& shape, const StepRun& first, c
 }
 
 std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
-                                                 const FastForwardShape& shape, std::shared_ptr<net::Fabric> fabric) {
+                                                 const FastForwardShape& shape, std::shared_ptr<net::Fabric> fabric,
+                                                 FirstGraph graph) {
   // The memory guard of the real step (step_size.hpp): a failed check falls back to replaying it.
   const workload::Plan plan =
       workload::make_plan(input.model, resolved.training, resolved.parallelism, input.cluster.ranks());
@@ -298,7 +399,7 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
           // The failed replay is released first: the memory guard above sized the full step, not three replays.
           const double build_s = out.second.build_seconds, simulate_s = out.second.simulate_seconds;
           out = FastForwardRuns{};
-          auto runs = fast_forward_runs(input, resolved, *longer, std::move(fabric));
+          auto runs = fast_forward_runs(input, resolved, *longer, std::move(fabric), graph);
           if (runs) {  // the wall time of the failed replay counts too
             runs->second.build_seconds += build_s;
             runs->second.simulate_seconds += simulate_s;
@@ -310,8 +411,17 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
     spdlog::debug("fast-forward: full replay");
     return std::nullopt;
   }
-  out.first = prepare_step(input, with_micro_batches(resolved, shape.reduced));
-  out.derived = derive_first(shape, out.first, out.second, *period);
+  if (graph == FirstGraph::TasksOnly) {
+    if (auto cut = cut_first(input, shape, out.second, *period)) {
+      out.first = std::move(*cut);
+      out.derived = true;
+      out.first_graph = FirstGraph::TasksOnly;
+    }
+  }
+  if (!out.derived) {
+    out.first = prepare_step(input, with_micro_batches(resolved, shape.reduced));
+    out.derived = derive_first(shape, out.first, out.second, *period);
+  }
   if (!out.derived) {
     spdlog::debug("fast-forward: the {}-micro-batch replay is not derived from the {}-micro-batch one: replayed",
                   shape.reduced, shape.reduced + shape.period);
@@ -345,7 +455,7 @@ double step_time_seconds(const StepInput& input, const workload::ResolvedPlan& r
   if (fast_forwarded != nullptr) *fast_forwarded = false;
   if (fast_forward) {
     if (const auto shape = fast_forward_shape(input, resolved)) {
-      if (const auto runs = fast_forward_runs(input, resolved, *shape, fabric)) {
+      if (const auto runs = fast_forward_runs(input, resolved, *shape, fabric, FirstGraph::TasksOnly)) {
         if (fast_forwarded != nullptr) *fast_forwarded = true;
         return runs->step_time.to_seconds();
       }

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "trnsim/config/experiment.hpp"
@@ -37,36 +39,69 @@ bool close(double a, double b, double rel = 1e-9) {
   return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
 }
 
+// The bottleneck rank's figures besides its breakdown: op-class, HBM-bound, MoE and CP seconds.
+void check_per_rank_figures(const report::StepReport& got, const report::StepReport& want) {
+  for (std::size_t o = 0; o < want.op_seconds.size(); ++o) CHECK(close(got.op_seconds[o], want.op_seconds[o]));
+  for (std::size_t o = 0; o < want.hbm_bound_s.size(); ++o) {
+    CHECK(close(got.hbm_bound_s[o], want.hbm_bound_s[o]));
+    CHECK(close(got.hbm_excess_s[o], want.hbm_excess_s[o]));
+  }
+  CHECK(close(got.ideal_compute_s, want.ideal_compute_s));
+  CHECK(close(got.ep_all_to_all_s, want.ep_all_to_all_s));
+  CHECK(close(got.expert_compute_s, want.expert_compute_s));
+  CHECK(close(got.cp_exposed_s, want.cp_exposed_s));
+}
+
 struct Compared {
   std::string file;
   bool fast_forwarded = false;
   bool derived = false;  // M1 derived from M2, not replayed (replay::derive_first)
 };
 
+// Each task's span under a key that does not depend on task ids: (rank, micro-batch, kind,
+// stream, category, layer, work or call description), then the order the graph lists them in.
+using SpanKey = std::tuple<std::int32_t, std::int32_t, int, int, int, std::int32_t, std::uint32_t, std::int32_t, double>;
+std::map<SpanKey, std::vector<replay::Span>> spans_by_key(const workload::StepGraph& g, const replay::Timeline& tl) {
+  std::map<SpanKey, std::vector<replay::Span>> out;
+  for (std::size_t t = 0; t < g.tasks.size(); ++t) {
+    const workload::Task& k = g.tasks[t];
+    out[{k.rank, k.micro_batch, static_cast<int>(k.kind), static_cast<int>(k.stream), static_cast<int>(k.category),
+         k.layer, k.index, k.peer, k.bytes}]
+        .push_back(tl.spans[t]);
+  }
+  return out;
+}
+
 // A derived M1 against M1 replayed: every task's span to the picosecond, the step time, the
 // event count, and every link's bytes and busy time. The replay is the reference: derive_first
-// claims that M1 is M2 with one period cut out.
-void check_derived_first(const replay::StepInput& input, const replay::FastForwardRuns& runs) {
-  replay::StepRun replayed = replay::prepare_step(input, runs.first.resolved);
-  replay::replay_step(input, replayed);
+// and cut_first claim that M1 is M2 with one period cut out. Tasks are matched by what they are,
+// not by id: cut_first keeps M2's order.
+void check_derived_first(const replay::StepRun& replayed, const replay::StepRun& first) {
   const auto& want = replayed.timeline;
-  const auto& got = runs.first.timeline;
+  const auto& got = first.timeline;
   CHECK(got.step_time.picoseconds() == want.step_time.picoseconds());
   CHECK(got.events == want.events);
-  REQUIRE(got.spans.size() == want.spans.size());
+  REQUIRE(first.graph.tasks.size() == replayed.graph.tasks.size());
+  const auto a = spans_by_key(first.graph, got), b = spans_by_key(replayed.graph, want);
+  REQUIRE(a.size() == b.size());
   std::size_t differ = 0;
-  for (std::size_t t = 0; t < want.spans.size(); ++t) {
-    const auto& a = got.spans[t];
-    const auto& b = want.spans[t];
-    differ += a.start != b.start || a.active != b.active || a.end != b.end ? 1u : 0u;
+  for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
+    REQUIRE(x->first == y->first);
+    REQUIRE(x->second.size() == y->second.size());
+    for (std::size_t i = 0; i < x->second.size(); ++i) {
+      const auto& s = x->second[i];
+      const auto& r = y->second[i];
+      differ += s.start != r.start || s.active != r.active || s.end != r.end ? 1u : 0u;
+    }
   }
   CHECK(differ == 0);
-  REQUIRE(runs.first.links.size() == replayed.links.size());
+  const auto& runs_first = first;
+  REQUIRE(runs_first.links.size() == replayed.links.size());
   for (std::size_t i = 0; i < replayed.links.size(); ++i) {
     INFO("link " << replayed.links[i].id);
-    CHECK(runs.first.links[i].id == replayed.links[i].id);
-    CHECK(close(runs.first.links[i].bytes, replayed.links[i].bytes, 1e-12));
-    CHECK(close(runs.first.links[i].busy_s, replayed.links[i].busy_s, 1e-12));
+    CHECK(runs_first.links[i].id == replayed.links[i].id);
+    CHECK(close(runs_first.links[i].bytes, replayed.links[i].bytes, 1e-12));
+    CHECK(close(runs_first.links[i].busy_s, replayed.links[i].busy_s, 1e-12));
   }
 }
 
@@ -90,7 +125,12 @@ Compared compare_file(const fs::path& file, const std::vector<std::string>& over
   REQUIRE(got.has_value());
   out.fast_forwarded = true;
   out.derived = runs->derived;
-  if (runs->derived) check_derived_first(input, *runs);
+  replay::StepRun m1;  // M1 replayed, where derived: the reference for both derivations
+  if (runs->derived) {
+    m1 = replay::prepare_step(input, runs->first.resolved);
+    replay::replay_step(input, m1);
+    check_derived_first(m1, runs->first);
+  }
   CHECK(shape->reduced + shape->periods * shape->period == full.plan.micro_batches);
   CHECK(runs->step_time.picoseconds() == full.timeline.step_time.picoseconds());
   CHECK(got->step_time_s == want.step_time_s);
@@ -113,6 +153,7 @@ Compared compare_file(const fs::path& file, const std::vector<std::string>& over
     CHECK(got->critical_path.top[i].count == want.critical_path.top[i].count);
   }
   for (std::size_t e = 0; e < want.engine_busy.size(); ++e) CHECK(close(got->engine_busy[e], want.engine_busy[e]));
+  check_per_rank_figures(*got, want);
   CHECK(close(got->hardware_flops, want.hardware_flops));
   CHECK(close(got->mfu, want.mfu));
   REQUIRE(got->stage_compute_s.size() == want.stage_compute_s.size());
@@ -128,6 +169,36 @@ Compared compare_file(const fs::path& file, const std::vector<std::string>& over
     CHECK(got->memory[s].memory.total() == want.memory[s].memory.total());
   REQUIRE(got->findings.size() == want.findings.size());
   for (std::size_t f = 0; f < want.findings.size(); ++f) CHECK(got->findings[f].rule == want.findings[f].rule);
+
+  // As a sweep asks (no critical path): M1 cut from M2 where derived, not built.
+  const report::AnalyzeOptions sweep{.critical_path = false, .bottleneck_rank = std::nullopt};
+  const auto cut = replay::fast_forward_runs(input, resolved, *shape, {}, replay::FirstGraph::TasksOnly);
+  REQUIRE(cut.has_value());
+  CHECK(cut->derived == runs->derived);
+  CHECK(cut->first_graph == (cut->derived ? replay::FirstGraph::TasksOnly : replay::FirstGraph::Full));
+  if (cut->first_graph == replay::FirstGraph::TasksOnly) check_derived_first(m1, cut->first);
+  const auto moved = report::extrapolate_report(input, resolved, *cut, sweep);
+  REQUIRE(moved.has_value());
+  CHECK(moved->step_time_s == want.step_time_s);
+  CHECK(moved->breakdown.rank == want.breakdown.rank);
+  for (std::size_t p = 0; p < want.breakdown.seconds.size(); ++p)
+    CHECK(close(moved->breakdown.seconds[p], want.breakdown.seconds[p]));
+  CHECK(moved->tasks == want.tasks);
+  CHECK(moved->events == want.events);
+  for (std::size_t e = 0; e < want.engine_busy.size(); ++e) CHECK(close(moved->engine_busy[e], want.engine_busy[e]));
+  check_per_rank_figures(*moved, want);
+  CHECK(close(moved->hardware_flops, want.hardware_flops));
+  REQUIRE(moved->stage_compute_s.size() == want.stage_compute_s.size());
+  for (std::size_t s = 0; s < want.stage_compute_s.size(); ++s)
+    CHECK(close(moved->stage_compute_s[s], want.stage_compute_s[s]));
+  REQUIRE(moved->links.kinds.size() == want.links.kinds.size());
+  for (std::size_t k = 0; k < want.links.kinds.size(); ++k)
+    CHECK(close(moved->links.kinds[k].bytes, want.links.kinds[k].bytes));
+  REQUIRE(moved->findings.size() == want.findings.size());
+  for (std::size_t f = 0; f < want.findings.size(); ++f) CHECK(moved->findings[f].rule == want.findings[f].rule);
+  // Its reduced run has no edges for a critical path: asking for one is refused.
+  if (cut->first_graph == replay::FirstGraph::TasksOnly)
+    CHECK_THROWS_AS(report::extrapolate_report(input, resolved, *cut), InternalError);
   return out;
 }
 
@@ -160,6 +231,16 @@ TEST_CASE("fast forward: every example gives the full replay's step time in pico
   CHECK(fast_forwarded(results, "llama3.1-405b-trn2u.json"));
   CHECK(derived_count(results) == static_cast<std::size_t>(std::count_if(
                                       results.begin(), results.end(), [](const Compared& c) { return c.fast_forwarded; })));
+}
+
+TEST_CASE("fast forward: context parallelism under ZeRO-3 with 8 micro-batches, M1 derived both ways") {
+  // llama3.1-70b-cp-trn2u has one micro-batch per pipeline; 128 sequences over dp 16 give 8 (pp 1:
+  // M1 = 3, M2 = 4). Its K/V exchanges on the TP stream and ZeRO-3's gathers are cut out of M2
+  // with their micro-batch like every task; the figures must still be the full replay's.
+  const fs::path file = fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-70b-cp-trn2u.json";
+  const Compared c = compare_file(file, {"training.global_batch=128"});
+  CHECK(c.fast_forwarded);
+  CHECK(c.derived);
 }
 
 TEST_CASE("fast forward: every validation file gives the full replay's step time in picoseconds") {

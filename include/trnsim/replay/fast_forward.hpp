@@ -76,11 +76,17 @@ std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const
 // micro_batch); every other field kept.
 workload::ResolvedPlan with_micro_batches(const workload::ResolvedPlan& resolved, std::int64_t micro_batches);
 
+// What a derived M1 needs of its graph: every task and its dependency edges (Full: M1 is built,
+// then derive_first), or the tasks alone, enough for every figure of the report but the critical
+// path (TasksOnly: cut_first, no build; where it refuses, Full's way is taken).
+enum class FirstGraph : std::uint8_t { Full, TasksOnly };
+
 // The two reduced replays and what they say of the real step.
 struct FastForwardRuns {
   FastForwardShape shape;
   StepRun first, second;  // M1 and M2 micro-batches
-  bool derived = false;   // first was derived from second (derive_first), not replayed
+  bool derived = false;   // first was derived from second (derive_first, cut_first), not replayed
+  FirstGraph first_graph = FirstGraph::Full;  // TasksOnly: first came from cut_first
   sim::Time period;       // P
   sim::Time step_time;    // step(M), exact
 };
@@ -96,7 +102,8 @@ struct FastForwardRuns {
 // time added to the second run's).
 std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                  const FastForwardShape& shape,
-                                                 std::shared_ptr<net::Fabric> fabric = {});
+                                                 std::shared_ptr<net::Fabric> fabric = {},
+                                                 FirstGraph graph = FirstGraph::Full);
 
 // Contract: fills first.timeline and first.links (M1 = shape.reduced micro-batches, prepared:
 // graph built, not replayed) from `second` (M2, replayed with micro-batches [check_lo, check_lo +
@@ -105,6 +112,16 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
 // not set them aside, a task outside the micro-batches runs during them, the graphs' tasks do not
 // correspond, or the derived step is not M2's less P. O(tasks).
 bool derive_first(const FastForwardShape& shape, StepRun& first, const StepRun& second, sim::Time period);
+
+// Contract: M1's run as derive_first derives it, without building M1: M2's tasks less the
+// micro-batches cut out, in M2's order, later micro-batches numbered d lower, each with the span
+// derive_first gives its counterpart; no dependency edges (Task::deps and successors empty), so
+// no critical path; the works, collectives and groups M2's; the plan, memory estimate and
+// resolved fields M1's. nullopt where derive_first refuses for the replay or the cut (not the
+// graphs' correspondence: there is no M1 graph to compare; the tests compare both ways). O(tasks
+// of M2) and a copy of M2's works and groups.
+std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape& shape, const StepRun& second,
+                                 sim::Time period);
 
 // Contract: the one shift P that every task of the checked micro-batches of `second`
 // (shape.reduced + shape.period micro-batches) has against its counterpart one period later, in

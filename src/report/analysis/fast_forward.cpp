@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyze_figures.hpp"
+#include "trnsim/error.hpp"
 #include "trnsim/report/analysis/findings.hpp"
 #include "trnsim/workload/flops.hpp"
 #include "trnsim/workload/memory.hpp"
@@ -117,6 +118,8 @@ std::optional<StepReport> extrapolate_report(const replay::StepInput& input, con
       workload::estimate_memory(input.model, training, resolved.parallelism, input.software);
   for (const auto& stage : memory.stages) r.memory.push_back({stage, runs.second.rank_memory_capacity});
   if (options.critical_path) {
+    if (runs.first_graph != replay::FirstGraph::Full)
+      throw InternalError("extrapolate_report: a critical path asked of a reduced run without dependency edges");
     constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
     r.critical_path = extrapolate_path(critical_path(runs.first.graph, runs.first.timeline, kAll),
                                        critical_path(runs.second.graph, runs.second.timeline, kAll), k, r.step_time_s);
@@ -139,7 +142,9 @@ StepReport simulate_and_analyze(const replay::StepInput& input, const workload::
   if (fast_forward) {
     if (const auto shape = replay::fast_forward_shape(input, resolved)) {
       if (!fabric) fabric = std::make_shared<net::Fabric>(input.cluster);
-      if (const auto runs = replay::fast_forward_runs(input, resolved, *shape, fabric)) {
+      // The critical path walks M1's dependency edges: M1 is built for it (else cut from M2).
+      const auto graph = options.critical_path ? replay::FirstGraph::Full : replay::FirstGraph::TasksOnly;
+      if (const auto runs = replay::fast_forward_runs(input, resolved, *shape, fabric, graph)) {
         if (auto moved = extrapolate_report(input, resolved, *runs, options)) return std::move(*moved);
       }
     }

@@ -27,7 +27,8 @@ std::optional<StepReport> extrapolate_report(const replay::StepInput& input, con
 
 // Contract: the report of `resolved` (every field set) on `input`: fast-forwarded
 // (StepReport::fast_forward) when `fast_forward` is on, the plan's shape allows it and the
-// repetition is exact; else analyze of the full replay. Deterministic. Throws what
+// repetition is exact (M1 built where options.critical_path needs its edges, else cut from M2:
+// replay::FirstGraph); else analyze of the full replay. Deterministic. Throws what
 // prepare_step / replay_step throw. `fabric` as in replay_step.
 StepReport simulate_and_analyze(const replay::StepInput& input, const workload::ResolvedPlan& resolved,
                                 bool fast_forward, const AnalyzeOptions& options = {},
