@@ -48,6 +48,9 @@ class Run {
       Communicator& comm, const ExecutorOptions& options)
       : engine_(engine), graph_(graph), work_seconds_(work_seconds), comm_(comm), options_(options) {
     comm_.bind(graph_);
+    // Whether the network can set calls aside at all, asked before any call: a cut with no
+    // call of its own must not pass for one whose calls were set aside.
+    if (aside_) aside_ok_ = comm_.set_aside(false);
     index_ranks();
     index_collectives();
     timeline_.spans.resize(graph_.tasks.size());
@@ -156,10 +159,22 @@ class Run {
     ++completions_;
     events_aside_ += aside ? 1 : 0;
   }
-  // Sets the network's calls aside from now on (on), or stops.
-  void set_aside(bool on) {
-    if (!comm_.set_aside(on) && on) aside_ok_ = false;
-  }
+  // Sets the network's calls aside while it lives, where `on`: a call that throws does not leave
+  // a communicator a caller may reuse setting its calls aside.
+  class AsideScope {
+   public:
+    AsideScope(Run& run, bool on) : run_(on ? &run : nullptr) {
+      if (run_ != nullptr && !run_->comm_.set_aside(true)) run_->aside_ok_ = false;
+    }
+    ~AsideScope() {
+      if (run_ != nullptr) run_->comm_.set_aside(false);
+    }
+    AsideScope(const AsideScope&) = delete;
+    AsideScope& operator=(const AsideScope&) = delete;
+
+   private:
+    Run* run_;
+  };
 
   std::size_t queue_index(const Task& task) const {
     return graph_.rank_slot(task.rank) * kStreams + static_cast<std::size_t>(task.stream);
@@ -194,11 +209,9 @@ class Run {
         const std::size_t slot = graph_.rank_slot(task.rank);
         ++on_network_[slot];
         reprice(slot);
-        const bool apart = aside(task);
-        if (apart) [[unlikely]] set_aside(true);
+        const AsideScope scope(*this, aside(task));
         comm_.start_transfer(task.rank, task.peer, task.bytes, task.index,
                              sim::InlineHandler([this, t] { transfer_done(t); }));
-        if (apart) [[unlikely]] set_aside(false);
         break;
       }
       case TaskKind::Collective: {
@@ -225,10 +238,9 @@ class Run {
       for (const TaskId m : members_.of(c)) {
         if (aside(graph_.tasks[m]) != apart) aside_ok_ = false;  // a call across the boundary
       }
-      if (apart) set_aside(true);
     }
+    const AsideScope scope(*this, apart);
     comm_.start_collective(graph_.collectives[collective], sim::InlineHandler([this, c] { collective_done(c); }));
-    if (apart) [[unlikely]] set_aside(false);
   }
 
   // What a compute task's rate on `slot` depends on: nothing on the network, or the collectives'

@@ -38,6 +38,13 @@ std::pair<std::int64_t, std::int64_t> steady_window(const workload::Plan& plan, 
   return {first - steady.begin(), end - steady.begin()};
 }
 
+// Whether M1 can be derived from M2 (derive_first, cut_first): the network sets calls aside, and
+// replicas collapse into one call (one engine event) each, so that every event completes one
+// task or call.
+bool derivable(const StepInput& input) {
+  return net::network_model(input.network).sets_aside && input.collapse_replicas;
+}
+
 // Same place in the schedule: same rank, stream, category, layer and work (or call description).
 bool same_task(const workload::Task& a, const workload::Task& b) {
   return a.kind == b.kind && a.stream == b.stream && a.category == b.category && a.rank == b.rank &&
@@ -87,7 +94,7 @@ std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const
   // gpt3-175b-a100 a sixth of its fast-forward (48 + 56 micro-batches replayed, not 40 + 48).
   // Where the network sets calls aside (analytic), M1 is derived from M2 (derive_first) and
   // only M2 is replayed; else both are.
-  const bool derived = net::network_model(input.network).sets_aside;
+  const bool derived = derivable(input);
   std::int64_t m1 = s.micro_batches % s.period == 0 ? s.period : s.micro_batches % s.period;
   for (;; m1 += s.period) {
     if ((derived ? 0 : m1) + m1 + s.period >= s.micro_batches)
@@ -209,10 +216,25 @@ class Cut {
     c.period = period;
     if (!second.timeline.set_aside || second.aside.lo != c.lo || second.aside.hi != c.hi) return std::nullopt;
     const auto& spans = second.timeline.spans;
-    for (std::size_t t = 0; t < second.graph.tasks.size(); ++t) {
-      if (!c.inside(second.graph.tasks[t].micro_batch)) continue;
+    const workload::StepGraph& g = second.graph;
+    for (std::size_t t = 0; t < g.tasks.size(); ++t) {
+      if (!c.inside(g.tasks[t].micro_batch)) continue;
       c.start = std::min(c.start, spans[t].start);
       c.end = std::max(c.end, spans[t].end);
+    }
+    if (c.start > c.end) return std::nullopt;  // nothing ran in the cut
+    // Every member of a collective call is cut out, or moved by one shift: a call whose members
+    // the cut parts (one before it and one after) has no time in M1.
+    constexpr std::uint8_t kUnseen = 0, kCut = 1, kKept = 2, kMoved = 3;
+    std::vector<std::uint8_t> call(g.calls, kUnseen);
+    for (std::size_t t = 0; t < g.tasks.size(); ++t) {
+      const workload::Task& task = g.tasks[t];
+      if (task.kind != workload::TaskKind::Collective || task.call >= g.calls) continue;
+      const std::optional<sim::Time> s = c.inside(task.micro_batch) ? sim::Time::zero() : c.shift(task.micro_batch, spans[t]);
+      if (!s) return std::nullopt;
+      const std::uint8_t state = c.inside(task.micro_batch) ? kCut : (*s == period ? kMoved : kKept);
+      if (call[task.call] != kUnseen && call[task.call] != state) return std::nullopt;
+      call[task.call] = state;
     }
     return c;
   }
@@ -233,9 +255,11 @@ class Cut {
 
 }  // namespace
 
-bool derive_first(const FastForwardShape& shape, StepRun& first, const StepRun& second, sim::Time period) {
+bool derive_first(const FastForwardShape& shape, StepRun& first, StepRun& second, sim::Time period) {
   const workload::StepGraph& g1 = first.graph;
   const workload::StepGraph& g2 = second.graph;
+  if (first.plan.micro_batches != shape.reduced || second.plan.micro_batches != shape.reduced + shape.period)
+    return false;
   const std::optional<Cut> cut = Cut::of(shape, second, period);
   if (!cut || g1.simulated_ranks != g2.simulated_ranks || g2.tasks.size() < g1.tasks.size()) return false;
   const auto& spans2 = second.timeline.spans;
@@ -260,13 +284,19 @@ bool derive_first(const FastForwardShape& shape, StepRun& first, const StepRun& 
     }
   }
   if (timeline.step_time != second.timeline.step_time - period) return false;
+  // A dependency of M1's is over before its successor starts, as in any replay.
+  for (std::size_t t = 0; t < g1.tasks.size(); ++t) {
+    for (std::uint32_t e = g1.tasks[t].succ_begin; e < g1.tasks[t].succ_end; ++e) {
+      if (timeline.spans[g1.successors[e]].start < timeline.spans[t].end) return false;
+    }
+  }
   timeline.events = second.timeline.events - second.timeline.events_aside;
   first.timeline = std::move(timeline);
-  first.links = second.aside.links_without;
+  first.links = std::move(second.aside.links_without);
   return true;
 }
 
-std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape& shape, const StepRun& second,
+std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape& shape, StepRun& second,
                                  sim::Time period) {
   const std::optional<Cut> cut = Cut::of(shape, second, period);
   if (!cut) return std::nullopt;
@@ -322,6 +352,7 @@ std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape&
   for (std::size_t l = 0; l < lists; l += 2) {
     std::uint32_t a = first_of[l], b = first_of[l + 1];
     const std::uint32_t a_end = first_of[l + 1], b_end = first_of[l + 2];
+    const std::size_t from = first.timeline.spans.size();
     while (a < a_end || b < b_end) {
       const bool take_a = b == b_end || (a < a_end && second.timeline.spans[by_list[a]].start <=
                                                           second.timeline.spans[by_list[b]].start - period);
@@ -331,6 +362,10 @@ std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape&
         keep(by_list[b++], period);
       }
     }
+    // A stream runs one task at a time, in M1 as in any replay.
+    for (std::size_t i = from + 1; i < first.timeline.spans.size(); ++i) {
+      if (first.timeline.spans[i].start < first.timeline.spans[i - 1].end) return std::nullopt;
+    }
   }
   if (first.timeline.step_time != second.timeline.step_time - period) return std::nullopt;
   first.timeline.events = second.timeline.events - second.timeline.events_aside;
@@ -339,7 +374,7 @@ std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape&
   first.comm_compute_slowdown = second.comm_compute_slowdown;
   first.memory = workload::estimate_memory(input.model, first.resolved.training, first.resolved.parallelism, input.software);
   first.rank_memory_capacity = second.rank_memory_capacity;
-  first.links = second.aside.links_without;
+  first.links = std::move(second.aside.links_without);
   first.ranks = second.ranks;
   first.physical_cores_per_rank = second.physical_cores_per_rank;
   first.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -381,7 +416,7 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
   // M2 first: when its steady state does not repeat, M1 is not replayed at all. The micro-batches
   // that make M2 longer than M1 are set aside, so that M1 can be derived from M2 (derive_first).
   out.second = prepare_step(input, with_micro_batches(resolved, shape.reduced + shape.period));
-  out.second.aside = {shape.check_lo, shape.check_lo + shape.period, {}};
+  if (derivable(input)) out.second.aside = {shape.check_lo, shape.check_lo + shape.period, {}};
   replay_step(input, out.second, fabric);
   const std::optional<sim::Time> period = steady_period(shape, out.second);
   if (!period) {
@@ -423,8 +458,16 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
     out.derived = derive_first(shape, out.first, out.second, *period);
   }
   if (!out.derived) {
-    spdlog::debug("fast-forward: the {}-micro-batch replay is not derived from the {}-micro-batch one: replayed",
-                  shape.reduced, shape.reduced + shape.period);
+    if (derivable(input)) {
+      // The shape counted on one replay: with two, the full one may cost less.
+      if (2 * shape.reduced + shape.period >= shape.micro_batches) {
+        spdlog::debug("fast-forward: the {}-micro-batch replay could not be derived, and a second reduced replay "
+                      "would cost as much as the full one: full replay", shape.reduced);
+        return std::nullopt;
+      }
+      spdlog::debug("fast-forward: the {}-micro-batch replay could not be derived from the {}-micro-batch one: "
+                    "replayed", shape.reduced, shape.reduced + shape.period);
+    }
     replay_step(input, out.first, fabric);
   }
   out.period = *period;

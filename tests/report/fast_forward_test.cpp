@@ -75,7 +75,7 @@ std::map<SpanKey, std::vector<replay::Span>> spans_by_key(const workload::StepGr
 // A derived M1 against M1 replayed: every task's span to the picosecond, the step time, the
 // event count, and every link's bytes and busy time. The replay is the reference: derive_first
 // and cut_first claim that M1 is M2 with one period cut out. Tasks are matched by what they are,
-// not by id: cut_first keeps M2's order.
+// not by id: cut_first lists M2's tasks rank by rank and stream by stream.
 void check_derived_first(const replay::StepRun& replayed, const replay::StepRun& first) {
   const auto& want = replayed.timeline;
   const auto& got = first.timeline;
@@ -243,6 +243,38 @@ TEST_CASE("fast forward: context parallelism under ZeRO-3 with 8 micro-batches, 
   CHECK(c.derived);
 }
 
+TEST_CASE("fast forward: replicas started one call per group are not derived, and still exact") {
+  // With replicas not collapsed, a call on 8 groups is 8 engine events joined into one
+  // completion: the events of the micro-batches cut out cannot be counted apart, so M1 is
+  // replayed (the shape then needs room for both replays: 3 + 4 of 32 micro-batches).
+  const config::Experiment ex = config::load_experiment(
+      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-8b-trn2.json").string());
+  replay::StepInput input = config::step_input(ex);
+  input.collapse_replicas = false;
+  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto shape = replay::fast_forward_shape(input, resolved);
+  REQUIRE(shape.has_value());
+  const auto runs = replay::fast_forward_runs(input, resolved, *shape, {}, replay::FirstGraph::TasksOnly);
+  REQUIRE(runs.has_value());
+  CHECK_FALSE(runs->derived);
+  CHECK_FALSE(runs->second.timeline.set_aside);
+  replay::StepRun full = replay::prepare_step(input, resolved);
+  replay::replay_step(input, full);
+  CHECK(runs->step_time.picoseconds() == full.timeline.step_time.picoseconds());
+  // The executor's own guard, asked directly: the same 4-micro-batch replay with micro-batch 1
+  // set aside counts it apart only where each event completes one call.
+  for (const bool collapse : {true, false}) {
+    INFO("collapse replicas " << collapse);
+    input.collapse_replicas = collapse;
+    replay::StepRun r = replay::prepare_step(input, replay::with_micro_batches(resolved, 4));
+    r.aside = {1, 2, {}};
+    replay::replay_step(input, r);
+    CHECK(r.timeline.set_aside == collapse);
+    CHECK((r.timeline.events_aside > 0) == collapse);
+    CHECK(r.aside.links_without.empty() == !collapse);
+  }
+}
+
 TEST_CASE("fast forward: every validation file gives the full replay's step time in picoseconds") {
   const auto results = compare_dir("validation");
   REQUIRE(results.size() >= 10);
@@ -264,6 +296,12 @@ TEST_CASE("fast forward: on the flow network model, the same step time in picose
   const Compared flow = compare_file(dir / "llama2-70b-trn1.json", {"network.model=flow"});
   CHECK(flow.fast_forwarded);
   CHECK_FALSE(flow.derived);  // a flow link's busy time is not a sum over calls: M1 is replayed
+  // tp 1 and pp 1: the micro-batches cut out make no call at all, so nothing in the replay says
+  // that the flow model cannot set calls aside; the executor asks before the first call.
+  const Compared quiet = compare_file(dir / "tiny-trn1.json",
+                                      {"network.model=flow", "parallelism.tp=1", "parallelism.dp=2", "training.global_batch=64"});
+  CHECK(quiet.fast_forwarded);
+  CHECK_FALSE(quiet.derived);
   CHECK(compare_file(dir / "llama3.1-8b-trn2.json", {"network.model=flow"}).fast_forwarded);
   // The 405B with 256 micro-batches repeats every 14 on flow too (the cycle found after the
   // failed check, as on the analytic model below): the full replay's step time and event count.

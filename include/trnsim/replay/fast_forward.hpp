@@ -17,8 +17,8 @@
 // When it fails, the shortest longer cycle over which M2's steady micro-batches do repeat (a
 // multiple of d, steady_cycle) is taken as the period, and the shape, both replays and the check
 // are done again with it (max(2 c, pp + c) micro-batches checked for a cycle c), where the plan
-// has room: the 405B's cycle of 14 needs M1 = 60 and M2 = 74 with 256 micro-batches; its own 128
-// have no room. Otherwise the caller falls back to the full replay. The check spans nearly all of
+// has room (below): the 405B's cycle of 14 needs M1 = 58 and M2 = 72 with its 128 micro-batches,
+// M1 = 60 and M2 = 74 with 256. Otherwise the caller falls back to the full replay. The check spans nearly all of
 // M2's steady micro-batches (gpt3-175b-a100: [17, 33) of [15, 33)): a steady state still settling
 // there fails it, and the plan replays in full. A cycle longer than that whose irregular step
 // falls outside the checked micro-batches would not be seen: the tests compare every example and
@@ -26,7 +26,8 @@
 // Every additive figure of the report moves by the same rule (report/analysis/fast_forward.hpp
 // extrapolates the StepReport).
 // Only M2 is replayed where the network can set calls aside (analytic: its link figures are sums
-// over calls; net::NetworkModelInfo::sets_aside): M1 is M2 with the period [check_lo, check_lo + d)
+// over calls; net::NetworkModelInfo::sets_aside) and replicas collapse into one call each (then
+// every engine event completes one task or call): M1 is M2 with the period [check_lo, check_lo + d)
 // cut out, the first period of the checked micro-batches, which repeat. The M2 replay sets those
 // micro-batches aside (their calls' link traffic and their completion events counted apart), and
 // derive_first builds M1's graph and gives each of its tasks the span of its counterpart in M2:
@@ -34,9 +35,12 @@
 // outside the micro-batches P earlier when it starts after the cut, unmoved when it ends before).
 // The M1 replay showed this for every example and validation file, span for span (the tests
 // compare both on each); it is refused, and M1 replayed, where a task outside the micro-batches
-// runs during the cut, a call joins tasks on both sides of it, or the graphs do not correspond
-// task for task. Then M2 < M is room enough, not M1 + M2 < M: llama3.1-405b-trn2u's 128
-// micro-batches take its cycle of 14 (M2 = 74 replayed, M1 = 60 built, 4 periods).
+// runs during the cut, the members of a call are not all cut out or all moved alike, the graphs
+// do not correspond task for task, or the derived timeline breaks what any replay keeps (a
+// dependency over before its successor starts, one task at a time on a stream). Then M2 < M is
+// room enough, not M1 + M2 < M: llama3.1-405b-trn2u's 128 micro-batches take its cycle of 14
+// (M2 = 72 replayed, M1 = 58 derived, 5 periods); where derivation is refused and M1 + M2 >= M,
+// the full replay runs instead.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -108,19 +112,23 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
 // Contract: fills first.timeline and first.links (M1 = shape.reduced micro-batches, prepared:
 // graph built, not replayed) from `second` (M2, replayed with micro-batches [check_lo, check_lo +
 // period) set aside, StepRun::aside; its checked micro-batches repeat with period P, `period`)
-// as described above and returns true; false, leaving `first` as it was, where the replay could
-// not set them aside, a task outside the micro-batches runs during them, the graphs' tasks do not
-// correspond, or the derived step is not M2's less P. O(tasks).
-bool derive_first(const FastForwardShape& shape, StepRun& first, const StepRun& second, sim::Time period);
+// as described above and returns true, moving second.aside.links_without into first.links;
+// false, leaving both as they were, where the replay could not set them aside, a task outside
+// the micro-batches runs during them, a call's members would move apart, the graphs' tasks do not
+// correspond, a dependency would end after its successor starts, or the derived step is not M2's
+// less P. O(tasks + edges).
+bool derive_first(const FastForwardShape& shape, StepRun& first, StepRun& second, sim::Time period);
 
 // Contract: M1's run as derive_first derives it, without building M1: M2's tasks less the
-// micro-batches cut out, in M2's order, later micro-batches numbered d lower, each with the span
-// derive_first gives its counterpart; no dependency edges (Task::deps and successors empty), so
-// no critical path; the works, collectives and groups M2's; the plan, memory estimate and
-// resolved fields M1's. nullopt where derive_first refuses for the replay or the cut (not the
-// graphs' correspondence: there is no M1 graph to compare; the tests compare both ways). O(tasks
-// of M2) and a copy of M2's works and groups.
-std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape& shape, const StepRun& second,
+// micro-batches cut out, later micro-batches numbered d lower, each with the span derive_first
+// gives its counterpart, listed rank by rank and stream by stream in the order each stream runs
+// them (as a build lists a stream's tasks); no dependency edges (Task::deps and successors empty),
+// so no critical path; the works, collectives and groups M2's; the plan, memory estimate and
+// resolved fields M1's; second.aside.links_without moved into its links. nullopt where
+// derive_first refuses for the replay or the cut, or two tasks of a stream would overlap (not the
+// graphs' correspondence: there is no M1 graph to compare; the tests compare both ways with M1
+// replayed). O(tasks of M2) and a copy of M2's works and groups.
+std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape& shape, StepRun& second,
                                  sim::Time period);
 
 // Contract: the one shift P that every task of the checked micro-batches of `second`

@@ -1,6 +1,7 @@
 #pragma once
 // A StepReport of a plan fast-forwarded over its pipeline's steady state (replay/fast_forward.hpp):
-// the two reduced replays' reports, every additive figure moved k = (M - M1) / d times its change
+// the two reduced runs' reports (M2 replayed; M1 replayed, or derived from M2 where the network
+// allows: replay::derive_first, cut_first), every additive figure moved k = (M - M1) / d times its change
 // from M1 to M2 micro-batches: the step time (exact, in picoseconds), the bottleneck rank's
 // breakdown parts (the bottleneck: the rank with the most compute, extrapolated in picoseconds
 // where report::rank_compute_times applies, else from every rank's parts), engine, op-class,
@@ -9,7 +10,7 @@
 // What follows from the plan is taken from the real plan, not extrapolated: the plan itself,
 // memory (workload::estimate_memory), model FLOPs, the expert load; throughput, MFU, HFU and link
 // busy fractions are recomputed from the extrapolated figures, and the findings are judged again
-// on them. Wall-clock seconds are the two replays'.
+// on them. Wall-clock seconds are the two runs' (a derived M1's: its build or cut, no replay).
 #include <memory>
 #include <optional>
 
@@ -20,8 +21,10 @@
 
 namespace trnsim::report {
 
-// Contract: the report of the real plan `resolved` from `runs`, or nullopt when the two replays
-// do not line up (different simulated ranks or links): the caller replays the real plan.
+// Contract: the report of the real plan `resolved` from `runs`, or nullopt when the two runs do
+// not line up (different simulated ranks or links): the caller replays the real plan. Throws
+// InternalError when options.critical_path asks for a critical path and runs.first has no
+// dependency edges (replay::FirstGraph::TasksOnly).
 std::optional<StepReport> extrapolate_report(const replay::StepInput& input, const workload::ResolvedPlan& resolved,
                                              const replay::FastForwardRuns& runs, const AnalyzeOptions& options = {});
 

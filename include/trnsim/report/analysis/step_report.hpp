@@ -90,7 +90,8 @@ struct StepReport {
   std::size_t tasks = 0;
   std::uint64_t events = 0;
   double build_seconds = 0, simulate_seconds = 0;
-  // The figures come from two reduced replays fast-forwarded over the steady state
+  // The figures come from two reduced runs (one of them derived from the other where the network
+  // allows) fast-forwarded over the steady state
   // (report/analysis/fast_forward.hpp), not from a replay of every micro-batch.
   bool fast_forward = false;
   // A replayed trace: its file, its nodes and how many kept a measured time (file "": model run).
