@@ -52,6 +52,29 @@ void check_per_rank_figures(const report::StepReport& got, const report::StepRep
   CHECK(close(got.cp_exposed_s, want.cp_exposed_s));
 }
 
+// What every fast-forwarded report must give as the full replay does: the step time exactly, the
+// bottleneck and its figures within rounding, counts exactly, the links and the findings.
+void check_moved_figures(const report::StepReport& got, const report::StepReport& want) {
+  CHECK(got.step_time_s == want.step_time_s);
+  CHECK(got.breakdown.rank == want.breakdown.rank);
+  for (std::size_t p = 0; p < want.breakdown.seconds.size(); ++p) {
+    INFO("breakdown part " << p);
+    CHECK(close(got.breakdown.seconds[p], want.breakdown.seconds[p]));
+  }
+  // Counts are integers: exact.
+  CHECK(got.tasks == want.tasks);
+  CHECK(got.events == want.events);
+  for (std::size_t e = 0; e < want.engine_busy.size(); ++e) CHECK(close(got.engine_busy[e], want.engine_busy[e]));
+  check_per_rank_figures(got, want);
+  CHECK(close(got.hardware_flops, want.hardware_flops));
+  REQUIRE(got.stage_compute_s.size() == want.stage_compute_s.size());
+  for (std::size_t s = 0; s < want.stage_compute_s.size(); ++s) CHECK(close(got.stage_compute_s[s], want.stage_compute_s[s]));
+  REQUIRE(got.links.kinds.size() == want.links.kinds.size());
+  for (std::size_t k = 0; k < want.links.kinds.size(); ++k) CHECK(close(got.links.kinds[k].bytes, want.links.kinds[k].bytes));
+  REQUIRE(got.findings.size() == want.findings.size());
+  for (std::size_t f = 0; f < want.findings.size(); ++f) CHECK(got.findings[f].rule == want.findings[f].rule);
+}
+
 struct Compared {
   std::string file;
   bool fast_forwarded = false;
@@ -133,15 +156,7 @@ Compared compare_file(const fs::path& file, const std::vector<std::string>& over
   }
   CHECK(shape->reduced + shape->periods * shape->period == full.plan.micro_batches);
   CHECK(runs->step_time.picoseconds() == full.timeline.step_time.picoseconds());
-  CHECK(got->step_time_s == want.step_time_s);
-  CHECK(got->breakdown.rank == want.breakdown.rank);
-  for (std::size_t p = 0; p < want.breakdown.seconds.size(); ++p) {
-    INFO("breakdown part " << p);
-    CHECK(close(got->breakdown.seconds[p], want.breakdown.seconds[p]));
-  }
-  // Counts are integers: exact.
-  CHECK(got->tasks == want.tasks);
-  CHECK(got->events == want.events);
+  check_moved_figures(*got, want);
   CHECK(got->critical_path.segment_count == want.critical_path.segment_count);
   for (std::size_t c = 0; c < want.critical_path.seconds.size(); ++c) {
     INFO("critical path category " << c);
@@ -152,23 +167,12 @@ Compared compare_file(const fs::path& file, const std::vector<std::string>& over
     CHECK(got->critical_path.top[i].name == want.critical_path.top[i].name);
     CHECK(got->critical_path.top[i].count == want.critical_path.top[i].count);
   }
-  for (std::size_t e = 0; e < want.engine_busy.size(); ++e) CHECK(close(got->engine_busy[e], want.engine_busy[e]));
-  check_per_rank_figures(*got, want);
-  CHECK(close(got->hardware_flops, want.hardware_flops));
   CHECK(close(got->mfu, want.mfu));
-  REQUIRE(got->stage_compute_s.size() == want.stage_compute_s.size());
-  for (std::size_t s = 0; s < want.stage_compute_s.size(); ++s)
-    CHECK(close(got->stage_compute_s[s], want.stage_compute_s[s]));
-  REQUIRE(got->links.kinds.size() == want.links.kinds.size());
-  for (std::size_t k = 0; k < want.links.kinds.size(); ++k)
-    CHECK(close(got->links.kinds[k].bytes, want.links.kinds[k].bytes));
   // From the real plan, not extrapolated.
   CHECK(got->plan.micro_batches == want.plan.micro_batches);
   REQUIRE(got->memory.size() == want.memory.size());
   for (std::size_t s = 0; s < want.memory.size(); ++s)
     CHECK(got->memory[s].memory.total() == want.memory[s].memory.total());
-  REQUIRE(got->findings.size() == want.findings.size());
-  for (std::size_t f = 0; f < want.findings.size(); ++f) CHECK(got->findings[f].rule == want.findings[f].rule);
 
   // As a sweep asks (no critical path): M1 cut from M2 where derived, not built.
   const report::AnalyzeOptions sweep{.critical_path = false, .bottleneck_rank = std::nullopt};
@@ -179,23 +183,7 @@ Compared compare_file(const fs::path& file, const std::vector<std::string>& over
   if (cut->first_graph == replay::FirstGraph::TasksOnly) check_derived_first(m1, cut->first);
   const auto moved = report::extrapolate_report(input, resolved, *cut, sweep);
   REQUIRE(moved.has_value());
-  CHECK(moved->step_time_s == want.step_time_s);
-  CHECK(moved->breakdown.rank == want.breakdown.rank);
-  for (std::size_t p = 0; p < want.breakdown.seconds.size(); ++p)
-    CHECK(close(moved->breakdown.seconds[p], want.breakdown.seconds[p]));
-  CHECK(moved->tasks == want.tasks);
-  CHECK(moved->events == want.events);
-  for (std::size_t e = 0; e < want.engine_busy.size(); ++e) CHECK(close(moved->engine_busy[e], want.engine_busy[e]));
-  check_per_rank_figures(*moved, want);
-  CHECK(close(moved->hardware_flops, want.hardware_flops));
-  REQUIRE(moved->stage_compute_s.size() == want.stage_compute_s.size());
-  for (std::size_t s = 0; s < want.stage_compute_s.size(); ++s)
-    CHECK(close(moved->stage_compute_s[s], want.stage_compute_s[s]));
-  REQUIRE(moved->links.kinds.size() == want.links.kinds.size());
-  for (std::size_t k = 0; k < want.links.kinds.size(); ++k)
-    CHECK(close(moved->links.kinds[k].bytes, want.links.kinds[k].bytes));
-  REQUIRE(moved->findings.size() == want.findings.size());
-  for (std::size_t f = 0; f < want.findings.size(); ++f) CHECK(moved->findings[f].rule == want.findings[f].rule);
+  check_moved_figures(*moved, want);
   // Its reduced run has no edges for a critical path: asking for one is refused.
   if (cut->first_graph == replay::FirstGraph::TasksOnly)
     CHECK_THROWS_AS(report::extrapolate_report(input, resolved, *cut), InternalError);
