@@ -155,8 +155,8 @@ void add_run_command(CLI::App& app, Action& action) {
                   "compute=0.5 (FLOP/byte nodes are priced on the cluster's hardware either way)");
   cmd->add_flag("--strict", options->strict, "Exit 1 when a rank runs out of memory");
   cmd->add_flag("--fast-forward,!--no-fast-forward", options->fast_forward,
-                "Fast-forward over the pipeline's steady state (the default): replay two reduced steps and "
-                "extrapolate where the repetition is checked exact (the same step time in picoseconds, figures within "
+                "Fast-forward over the pipeline's steady state (the default): two reduced steps (on the "
+                "analytic network one replayed, the other derived from it) extrapolated where the repetition is checked exact (the same step time in picoseconds, figures within "
                 "rounding; results.fast_forward says whether it applied); --no-fast-forward replays every "
                 "micro-batch. Always every micro-batch with --trace, --html and trace workloads");
   cmd->add_flag("--dry-run", options->dry_run, "Print the resolved experiment as JSON and stop");

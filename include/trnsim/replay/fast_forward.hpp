@@ -68,8 +68,9 @@ struct FastForwardShape {
 
 // Contract: the shape of `resolved` (every field set) on `input`, or nullopt with `why` set when
 // fast-forward cannot apply or saves nothing: GPipe (no steady state), fewer micro-batches than
-// the reduced replays take (M2 >= M where M1 is derived, M1 + M2 >= M where it is replayed). M1 is the fewest micro-batches (keeping M's residue
-// modulo d) with a steady period whose M2 has max(2 d, pp + d) steady micro-batches to check.
+// the reduced replays take (M2 >= M where M1 is derived, M1 + M2 >= M where it is replayed). M1
+// is the fewest micro-batches (keeping M's residue modulo d) with a steady period whose M2 has
+// max(2 d, pp + d) steady micro-batches to check.
 // O(pp x M1 x v) schedule units per candidate M1.
 // `cycle`, when not 0, is the period to use instead of the schedule's (a multiple of it, larger:
 // what steady_cycle found; InternalError otherwise), d above.
@@ -85,7 +86,7 @@ workload::ResolvedPlan with_micro_batches(const workload::ResolvedPlan& resolved
 // path (TasksOnly: cut_first, no build; where it refuses, Full's way is taken).
 enum class FirstGraph : std::uint8_t { Full, TasksOnly };
 
-// The two reduced replays and what they say of the real step.
+// The two reduced runs (M2 replayed, M1 replayed or derived) and what they say of the real step.
 struct FastForwardRuns {
   FastForwardShape shape;
   StepRun first, second;  // M1 and M2 micro-batches

@@ -1,5 +1,5 @@
 #pragma once
-// The analysis of one of the fast-forward's two reduced replays (report/analysis/fast_forward.hpp):
+// The analysis of one of the fast-forward's two reduced runs (report/analysis/fast_forward.hpp):
 // extrapolate_report moves or keeps every figure of it but the breakdown, memory, stage compute,
 // links and findings, which it derives again for the real step; those are not computed here.
 #include <cstdint>

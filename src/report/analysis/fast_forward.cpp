@@ -1,4 +1,4 @@
-// A StepReport extrapolated from two reduced replays (contract in report/analysis/fast_forward.hpp).
+// A StepReport extrapolated from two reduced runs (contract in report/analysis/fast_forward.hpp).
 #include "trnsim/report/analysis/fast_forward.hpp"
 
 #include <cstddef>
@@ -79,7 +79,7 @@ std::optional<StepReport> extrapolate_report(const replay::StepInput& input, con
   const std::int64_t k = runs.shape.periods;
   const Breakdown bottleneck = bottleneck_breakdown(runs);
   // The critical path's contributors are re-ranked after the move (below), and the breakdown,
-  // memory, stage compute, links and findings derived again: the reduced replays' are not needed.
+  // memory, stage compute, links and findings derived again: the reduced runs' are not needed.
   const StepReport a = analyze_figures(input, runs.first, bottleneck.rank);
   const StepReport b = analyze_figures(input, runs.second, bottleneck.rank);
 

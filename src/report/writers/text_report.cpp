@@ -144,7 +144,7 @@ std::string choices_section(const std::vector<std::string>& choices) {
 }
 
 std::string footer(const StepReport& r, bool wall_times) {
-  // Fast-forwarded: tasks and events are the real step's, extrapolated; the wall times the two reduced replays'.
+  // Fast-forwarded: tasks and events are the real step's, extrapolated; the wall times the two reduced runs'.
   const std::string how = r.fast_forward ? " (fast-forwarded over the steady state)" : "";
   if (!wall_times)
     return fmt::format("simulated {} of {} ranks, {} tasks, {} events{}\n", r.simulated_ranks, r.ranks, r.tasks,
