@@ -248,6 +248,20 @@ class Cut {
     if (s.end <= start) return sim::Time::zero();
     return std::nullopt;
   }
+  // M2's span `s` moved `shift` earlier, and the end of the derived step `timeline` past it.
+  static Span place(Timeline& timeline, const Span& s, sim::Time shift) {
+    timeline.step_time = std::max(timeline.step_time, s.end - shift);
+    return Span{s.start - shift, s.active - shift, s.end - shift};
+  }
+  // Completes M1's `timeline` and `links`, derived from M2 (`second`): M2's events less those of
+  // the cut, M2's links without the cut's calls (moved out of second.aside). False, with nothing
+  // moved, where the derived step is not M2's less the period.
+  bool complete(Timeline& timeline, std::vector<net::LinkUsage>& links, StepRun& second) const {
+    if (timeline.step_time != second.timeline.step_time - period) return false;
+    timeline.events = second.timeline.events - second.timeline.events_aside;
+    links = std::move(second.aside.links_without);
+    return true;
+  }
 
   std::int64_t lo = 0, hi = 0;
   sim::Time start = sim::Time::max(), end = sim::Time::zero(), period;
@@ -278,21 +292,18 @@ bool derive_first(const FastForwardShape& shape, StepRun& first, StepRun& second
         const Span& s = spans2[ids2[i]];
         const std::optional<sim::Time> shift = cut->shift(j, s);
         if (!shift) return false;  // runs while the micro-batches cut out do
-        timeline.spans[ids1[i]] = Span{s.start - *shift, s.active - *shift, s.end - *shift};
-        timeline.step_time = std::max(timeline.step_time, s.end - *shift);
+        timeline.spans[ids1[i]] = Cut::place(timeline, s, *shift);
       }
     }
   }
-  if (timeline.step_time != second.timeline.step_time - period) return false;
   // A dependency of M1's is over before its successor starts, as in any replay.
   for (std::size_t t = 0; t < g1.tasks.size(); ++t) {
     for (std::uint32_t e = g1.tasks[t].succ_begin; e < g1.tasks[t].succ_end; ++e) {
       if (timeline.spans[g1.successors[e]].start < timeline.spans[t].end) return false;
     }
   }
-  timeline.events = second.timeline.events - second.timeline.events_aside;
+  if (!cut->complete(timeline, first.links, second)) return false;
   first.timeline = std::move(timeline);
-  first.links = std::move(second.aside.links_without);
   return true;
 }
 
@@ -345,9 +356,7 @@ std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape&
     if (task.micro_batch >= cut->hi) task.micro_batch -= static_cast<std::int32_t>(shape.period);
     task.deps = task.succ_begin = task.succ_end = 0;
     g1.tasks.push_back(task);
-    const Span& s = second.timeline.spans[t];
-    first.timeline.spans.push_back(Span{s.start - shift, s.active - shift, s.end - shift});
-    first.timeline.step_time = std::max(first.timeline.step_time, s.end - shift);
+    first.timeline.spans.push_back(Cut::place(first.timeline, second.timeline.spans[t], shift));
   };
   for (std::size_t l = 0; l < lists; l += 2) {
     std::uint32_t a = first_of[l], b = first_of[l + 1];
@@ -367,14 +376,12 @@ std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape&
       if (first.timeline.spans[i].start < first.timeline.spans[i - 1].end) return std::nullopt;
     }
   }
-  if (first.timeline.step_time != second.timeline.step_time - period) return std::nullopt;
-  first.timeline.events = second.timeline.events - second.timeline.events_aside;
+  if (!cut->complete(first.timeline, first.links, second)) return std::nullopt;
   first.work_costs = second.work_costs;
   first.work_seconds = second.work_seconds;
   first.comm_compute_slowdown = second.comm_compute_slowdown;
   first.memory = workload::estimate_memory(input.model, first.resolved.training, first.resolved.parallelism, input.software);
   first.rank_memory_capacity = second.rank_memory_capacity;
-  first.links = std::move(second.aside.links_without);
   first.ranks = second.ranks;
   first.physical_cores_per_rank = second.physical_cores_per_rank;
   first.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
