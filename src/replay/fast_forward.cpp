@@ -410,14 +410,48 @@ bool steady_state_repeats(const FastForwardShape& shape, const StepRun& first, c
   return p && *p == period;
 }
 
-std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
-                                                 const FastForwardShape& shape, std::shared_ptr<net::Fabric> fabric,
-                                                 FirstGraph graph) {
-  // The memory guard of the real step (step_size.hpp): a failed check falls back to replaying it.
+std::int64_t predicted_cycle(const StepInput& input, const workload::ResolvedPlan& resolved,
+                             const FastForwardShape& shape) {
+  if (shape.base_period != 1) return 0;
   const workload::Plan plan =
       workload::make_plan(input.model, resolved.training, resolved.parallelism, input.cluster.ranks());
-  check_step_size(estimate_step_size(input.cluster, input.model, plan, input.symmetric), input.max_memory_bytes);
-  if (!fabric) fabric = std::make_shared<net::Fabric>(input.cluster);
+  if (plan.schedule != workload::PipelineSchedule::OneFOneB && plan.schedule != workload::PipelineSchedule::Interleaved)
+    return 0;
+  if (plan.pp < 3) return 0;
+  // Without two stages holding more layers than the rest, none ties: the split rule
+  // (workload/plan.hpp) gives the first and last stages no more layers than any other and adds the
+  // embedding and the LM head to them. So an even split is decided without a build.
+  std::vector<std::int64_t> layers(static_cast<std::size_t>(plan.pp));
+  for (std::int64_t stage = 0; stage < plan.pp; ++stage)
+    layers[static_cast<std::size_t>(stage)] = plan.stage_layers(input.model.layers, stage);
+  const auto most = std::count(layers.begin(), layers.end(), *std::max_element(layers.begin(), layers.end()));
+  if (most < 2 || most == plan.pp) return 0;
+  // One micro-batch: every micro-batch runs the same tasks, so its compute per stage is the
+  // stage's load, for about a 49th of the build of the 405B's first replay.
+  const StepRun probe = prepare_step(input, with_micro_batches(resolved, 1));
+  const workload::StepGraph& g = probe.graph;
+  std::vector<double> rank_load(g.simulated_ranks.size(), 0.0);
+  std::vector<double> stage_load(static_cast<std::size_t>(plan.pp), 0.0);
+  for (const workload::Task& t : g.tasks) {
+    if (t.kind == workload::TaskKind::Compute && t.micro_batch == 0) rank_load[g.rank_slot(t.rank)] += probe.work_seconds[t.index];
+  }
+  for (const workload::Task& t : g.tasks) {
+    if (t.stage < 0 || t.stage >= plan.pp) continue;
+    double& load = stage_load[static_cast<std::size_t>(t.stage)];
+    load = std::max(load, rank_load[g.rank_slot(t.rank)]);
+  }
+  const double heaviest = *std::max_element(stage_load.begin(), stage_load.end());
+  const auto tied = std::count(stage_load.begin(), stage_load.end(), heaviest);
+  return tied >= 2 && tied < plan.pp ? static_cast<std::int64_t>(tied) : 0;
+}
+
+namespace {
+
+// fast_forward_runs once its memory guard has passed and the shape to try is chosen: `retry`
+// allows one more shape, of the cycle a failed check's replay repeats over.
+std::optional<FastForwardRuns> checked_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
+                                            const FastForwardShape& shape, std::shared_ptr<net::Fabric> fabric,
+                                            FirstGraph graph, bool retry) {
   FastForwardRuns out;
   out.shape = shape;
   // M2 first: when its steady state does not repeat, M1 is not replayed at all. The micro-batches
@@ -425,26 +459,31 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
   out.second = prepare_step(input, with_micro_batches(resolved, shape.reduced + shape.period));
   if (derivable(input)) out.second.aside = {shape.check_lo, shape.check_lo + shape.period, {}};
   replay_step(input, out.second, fabric);
+  out.replayed = shape.reduced + shape.period;
   const std::optional<sim::Time> period = steady_period(shape, out.second);
   if (!period) {
     spdlog::debug("fast-forward: the {}-micro-batch replay does not repeat every {} micro-batch(es)",
                   shape.reduced + shape.period, shape.period);
-    // A steady state that repeats over a longer cycle (llama3.1-405b-trn2u: every 14 micro-batches)
-    // is tried once more with that cycle as its period, where the plan has room for it.
-    // The evidence for a cycle can be thin (a period of compared micro-batches): a wrong one costs
-    // the two replays of its shape, whose check refuses it, before the full replay.
-    if (shape.period == shape.base_period) {
-      if (const std::optional<std::int64_t> cycle = steady_cycle(shape, out.second)) {
+    // A steady state that repeats over another cycle than the shape's (one the stage loads did not
+    // foretell, predicted_cycle) is tried once more with that cycle as its period, where the plan
+    // has room for it. The evidence for a cycle can be thin (a period of compared
+    // micro-batches): a wrong one costs the replay of its shape, whose check refuses it, before
+    // the full replay.
+    if (retry) {
+      const std::optional<std::int64_t> cycle = steady_cycle(shape, out.second);
+      if (cycle && *cycle != shape.period) {
         spdlog::debug("fast-forward: its steady micro-batches [{}, {}) repeat every {}", shape.steady_lo,
                       shape.steady_hi, *cycle);
         if (const auto longer = fast_forward_shape(input, resolved, nullptr, *cycle)) {
-          // The failed replay is released first: the memory guard above sized the full step, not three replays.
+          // The failed replay is released first: the memory guard sized the full step, not three replays.
           const double build_s = out.second.build_seconds, simulate_s = out.second.simulate_seconds;
+          const std::int64_t replayed = out.replayed;
           out = FastForwardRuns{};
-          auto runs = fast_forward_runs(input, resolved, *longer, std::move(fabric), graph);
-          if (runs) {  // the wall time of the failed replay counts too
+          auto runs = checked_runs(input, resolved, *longer, std::move(fabric), graph, false);
+          if (runs) {  // the failed replay counts too
             runs->second.build_seconds += build_s;
             runs->second.simulate_seconds += simulate_s;
+            runs->replayed += replayed;
           }
           return runs;
         }
@@ -476,6 +515,7 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
                     "replayed", shape.reduced, shape.reduced + shape.period);
     }
     replay_step(input, out.first, fabric);
+    out.replayed += shape.reduced;
   }
   out.period = *period;
   // steady_state_repeats, whose check of M2 (steady_period) has just passed.
@@ -491,6 +531,34 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
     return std::nullopt;
   out.step_time = sim::Time::ps(total);
   return out;
+}
+
+}  // namespace
+
+std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
+                                                 const FastForwardShape& shape, std::shared_ptr<net::Fabric> fabric,
+                                                 FirstGraph graph) {
+  // The memory guard of the real step (step_size.hpp): a failed check falls back to replaying it.
+  const workload::Plan plan =
+      workload::make_plan(input.model, resolved.training, resolved.parallelism, input.cluster.ranks());
+  check_step_size(estimate_step_size(input.cluster, input.model, plan, input.symmetric), input.max_memory_bytes);
+  if (!fabric) fabric = std::make_shared<net::Fabric>(input.cluster);
+  FastForwardShape tried = shape;
+  double probe_s = 0;  // wall time of predicted_cycle's build, counted with the builds
+  if (shape.period == shape.base_period) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::int64_t cycle = predicted_cycle(input, resolved, shape);
+    probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (cycle != 0) {
+      if (const auto longer = fast_forward_shape(input, resolved, nullptr, cycle)) {
+        spdlog::debug("fast-forward: {} stages tie for the heaviest load: a cycle of {} tried first", cycle, cycle);
+        tried = *longer;
+      }
+    }
+  }
+  auto runs = checked_runs(input, resolved, tried, std::move(fabric), graph, true);
+  if (runs) runs->second.build_seconds += probe_s;
+  return runs;
 }
 
 double extrapolate(double a, double b, std::int64_t k) { return a + static_cast<double>(k) * (b - a); }

@@ -291,8 +291,8 @@ TEST_CASE("fast forward: on the flow network model, the same step time in picose
   CHECK(quiet.fast_forwarded);
   CHECK_FALSE(quiet.derived);
   CHECK(compare_file(dir / "llama3.1-8b-trn2.json", {"network.model=flow"}).fast_forwarded);
-  // The 405B with 256 micro-batches repeats every 14 on flow too (the cycle found after the
-  // failed check, as on the analytic model below): the full replay's step time and event count.
+  // The 405B with 256 micro-batches repeats every 14 on flow too (the cycle its stage loads
+  // foretell, as on the analytic model below): the full replay's step time and event count.
   CHECK(compare_file(dir / "llama3.1-405b-trn2u.json", {"network.model=flow", "training.global_batch=4096"})
             .fast_forwarded);
 }
@@ -320,7 +320,8 @@ TEST_CASE("fast forward: 1f1b with pp 16 replays 48 and 49 micro-batches and che
 // 1.576810 s (F16 -> F17, F30 -> F31, ...). Checking two periods (M2 = 35) saw 1.578256 s and
 // extrapolated 225.3763 s where the full replay gives 225.3677 s; the M2 replay checked now (49
 // micro-batches, 16..32 checked) holds the shorter steps, so the check refuses. Its cycle of 14 is
-// found in that check (steady_cycle): max(2 x 14, 16 + 14) = 30 micro-batches checked, so
+// found in that check (steady_cycle), and foretold by the stage loads (predicted_cycle), so its
+// shape is tried first: max(2 x 14, 16 + 14) = 30 micro-batches checked, so
 // M2 - 32 >= 30, M1 >= 48 with 128's residue 2 modulo 14: M1 = 58, M2 = 72, 128 = 58 + 5 x 14.
 // On the analytic network only M2 is replayed (M1 derived), and 72 < 128 leaves room; on the
 // flow network both would be, and 58 + 72 > 128 leaves none: the full replay.
@@ -347,6 +348,71 @@ TEST_CASE("fast forward: a steady state that repeats only every 14 micro-batches
   // The micro-batches cut out of M2 were set aside in its replay: the first period checked.
   CHECK(runs->second.aside.lo == 72 - 16 - 30);
   CHECK(runs->second.aside.hi == 72 - 16 - 30 + 14);
+  // The 14 stages of 8 layers tie for the heaviest load (predicted_cycle, below): the cycle is
+  // tried first, one replay of 72 micro-batches, not the failing 49 and then 72.
+  CHECK(runs->replayed == 72);
+}
+
+// The split rule (workload/plan.hpp) gives chunks C-1-r .. C-2 one layer more than the q = L / C
+// of the others, r = L mod C; with C = pp = 16 those r stages tie for the heaviest compute where a
+// layer outweighs the LM head (Llama 3.1 405B: its last stage's forward is 376 us against 398 us
+// for 8 layers in the full replay's trace), and 1F1B then repeats every r micro-batches:
+// L = 126: r = 14; 124: r = 12; 118: r = 6. With L = 128 (r = 0) every stage holds 8 layers, the
+// last one the LM head as well: it alone is the heaviest, no cycle foretold. gpt3-175b-a100
+// interleaves (its period is already pp): none either.
+TEST_CASE("fast forward: the stages tied for the heaviest load foretell the cycle the replay repeats over") {
+  const fs::path dir = fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples";
+  const auto predicted = [&](const char* file, const std::vector<std::string>& overrides) {
+    const config::Experiment ex = config::load_experiment((dir / file).string(), overrides);
+    const replay::StepInput input = config::step_input(ex);
+    const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+    const auto shape = replay::fast_forward_shape(input, resolved);
+    REQUIRE(shape.has_value());
+    return replay::predicted_cycle(input, resolved, *shape);
+  };
+  CHECK(predicted("llama3.1-405b-trn2u.json", {}) == 14);
+  CHECK(predicted("llama3.1-405b-trn2u.json", {"model.layers=124"}) == 12);
+  CHECK(predicted("llama3.1-405b-trn2u.json", {"model.layers=118"}) == 6);
+  CHECK(predicted("llama3.1-405b-trn2u.json", {"model.layers=128"}) == 0);
+  CHECK(predicted("gpt3-175b-a100.json", {}) == 0);
+  // The prediction against what the replay shows: the schedule's own shape (49 micro-batches)
+  // replayed, its check failed, and its steady micro-batches repeating every r (steady_cycle).
+  for (const std::string layers : {"124", "118"}) {
+    INFO(layers);
+    const config::Experiment ex = config::load_experiment((dir / "llama3.1-405b-trn2u.json").string(), {"model.layers=" + layers});
+    const replay::StepInput input = config::step_input(ex);
+    const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+    const auto shape = replay::fast_forward_shape(input, resolved);
+    REQUIRE(shape.has_value());
+    replay::StepRun second = replay::prepare_step(input, replay::with_micro_batches(resolved, shape->reduced + shape->period));
+    replay::replay_step(input, second);
+    CHECK_FALSE(replay::steady_period(*shape, second).has_value());
+    CHECK(replay::steady_cycle(*shape, second) == replay::predicted_cycle(input, resolved, *shape));
+  }
+}
+
+// A cycle tried first that the replay refuses: the cycle its replay does repeat over is tried
+// next. The 405B forced to 12: 128 keeps residue 8 modulo 12, max(24, 16 + 12) = 28 checked, so
+// M2 - 32 >= 28: M1 = 56, M2 = 68; its steady micro-batches [16, 52) repeat every 14, whose shape
+// (M2 = 72) passes: 68 + 72 micro-batches replayed, the step time of the default path (which the
+// test above compares with the full replay).
+TEST_CASE("fast forward: a cycle refused by its check gives way to the one its replay repeats over") {
+  const config::Experiment ex = config::load_experiment(
+      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-405b-trn2u.json").string());
+  const replay::StepInput input = config::step_input(ex);
+  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto twelve = replay::fast_forward_shape(input, resolved, nullptr, 12);
+  REQUIRE(twelve.has_value());
+  CHECK(twelve->reduced == 56);
+  const auto runs = replay::fast_forward_runs(input, resolved, *twelve);
+  REQUIRE(runs.has_value());
+  CHECK(runs->shape.period == 14);
+  CHECK(runs->replayed == 68 + 72);
+  const auto shape = replay::fast_forward_shape(input, resolved);
+  REQUIRE(shape.has_value());
+  const auto plain = replay::fast_forward_runs(input, resolved, *shape);
+  REQUIRE(plain.has_value());
+  CHECK(runs->step_time == plain->step_time);
 }
 
 TEST_CASE("fast forward: on the flow network, a cycle with no room for two replays falls back") {
@@ -364,9 +430,9 @@ TEST_CASE("fast forward: on the flow network, a cycle with no room for two repla
   CHECK_FALSE(replay::fast_forward_runs(input, resolved, *shape).has_value());
 }
 
-// With 256 micro-batches there is room for that cycle: the 49-micro-batch check fails as above,
-// its steady micro-batches [16, 33) repeat every 14 (steady_cycle), and the plan is replayed with
-// the cycle as its period: max(2 x 14, 16 + 14) = 30 micro-batches checked, so M2 - 32 >= 30 with
+// With 256 micro-batches there is room for that cycle: the 49-micro-batch check would fail as
+// above, its steady micro-batches [16, 33) repeating every 14 (steady_cycle); the stage loads
+// foretell that cycle (below), and the plan is replayed with it as its period at once: max(2 x 14, 16 + 14) = 30 micro-batches checked, so M2 - 32 >= 30 with
 // M1 keeping 256's residue 4 modulo 14: M1 = 60 (256 = 60 + 14 x 14), M2 = 74, steady [16, 58).
 // The full replay's step time in picoseconds and its other figures (compare_file).
 TEST_CASE("fast forward: a steady state that repeats every 14 micro-batches fast-forwards over 14 when there is room") {
@@ -388,6 +454,7 @@ TEST_CASE("fast forward: a steady state that repeats every 14 micro-batches fast
   CHECK(runs->shape.steady_lo == 16);
   CHECK(runs->shape.steady_hi == 74 - 16);
   CHECK(runs->shape.check_lo == 74 - 16 - 30);
+  CHECK(runs->replayed == 74);  // the cycle foretold by the stage loads, tried first
   // A cycle not longer than the schedule's period is refused.
   CHECK_THROWS_AS(replay::fast_forward_shape(input, resolved, nullptr, 1), InternalError);
 }

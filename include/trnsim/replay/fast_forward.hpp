@@ -41,6 +41,12 @@
 // room enough, not M1 + M2 < M: llama3.1-405b-trn2u's 128 micro-batches take its cycle of 14
 // (M2 = 72 replayed, M1 = 58 derived, 5 periods); where derivation is refused and M1 + M2 >= M,
 // the full replay runs instead.
+// A failed check costs its replay (the 405B's first, of 49 micro-batches, a third of its plan), so
+// where the stage loads foretell a longer cycle, its shape is tried first (predicted_cycle): in
+// 1F1B the steady state repeats every k micro-batches when k stages tie for the heaviest load
+// (llama3.1-405b-trn2u: its 14 stages of 8 layers; 12, 8 and 6 with 124, 120 and 118 layers).
+// The prediction only picks the first shape tried: the same check decides, and a replay that
+// fails it still yields the cycle it does repeat over (steady_cycle), tried once.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -94,7 +100,21 @@ struct FastForwardRuns {
   FirstGraph first_graph = FirstGraph::Full;  // TasksOnly: first came from cut_first
   sim::Time period;       // P
   sim::Time step_time;    // step(M), exact
+  // Micro-batches replayed in all, a replay that failed its check included (M2, plus M1 where
+  // not derived): what the fast-forward cost, against `shape.micro_batches` for the full replay.
+  std::int64_t replayed = 0;
 };
+
+// Contract: k >= 2 where the plan is 1F1B (not interleaved) and exactly k of its pp > k stages
+// tie for the heaviest compute per micro-batch (the sum of the works' durations of one
+// micro-batch's compute tasks on the stage's busiest simulated rank, equal to the bit: stages
+// holding the same layers sum the same works); else 0. The cycle fast_forward_runs tries first
+// for `shape` (a shape of the schedule's own period), a guess its check confirms or refuses.
+// Where two stages or more, not all, hold the most layers (by workload/plan.hpp's split rule; else
+// none can tie: 0, O(pp)), builds and prices a one-micro-batch step: O(tasks of one micro-batch)
+// and the works' pricing.
+std::int64_t predicted_cycle(const StepInput& input, const workload::ResolvedPlan& resolved,
+                             const FastForwardShape& shape);
 
 // Contract: the two replays of `shape` checked as above (M1 derived where it can be, else
 // replayed), or nullopt when the repetition is not exact (or the extrapolated step overflows the
@@ -104,7 +124,9 @@ struct FastForwardRuns {
 // plus O(tasks of M2); when it does not repeat every period but over a
 // longer cycle (steady_cycle), once more the same with that cycle's shape, where the plan has room
 // (the result's `shape` is then that one; the failed replay is released before, and its wall
-// time added to the second run's).
+// time added to the second run's). A `shape` of the schedule's own period is first replaced by
+// the shape of its predicted_cycle, where that has room; when that shape fails its check, the
+// cycle its replay repeats over is tried as above (once in all).
 std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                  const FastForwardShape& shape,
                                                  std::shared_ptr<net::Fabric> fabric = {},
