@@ -84,8 +84,8 @@ std::optional<FastForwardShape> fast_forward_shape(const StepInput& input, const
     throw InternalError(fmt::format("fast-forward: a cycle of {} micro-batches, period {}", cycle, s.base_period));
   s.period = cycle != 0 ? cycle : s.base_period;
   // The checked micro-batches: at least two periods, and at least pp shifts of the period (a cycle
-  // of the pipeline as deep as its stages shows within them), the same for a longer cycle found in
-  // a failed check (steady_cycle).
+  // of the pipeline as deep as its stages shows within them), the same for a longer cycle foretold
+  // (predicted_cycle) or found in a failed check (steady_cycle).
   const std::int64_t checked = std::max(2 * s.period, plan.pp + s.period);
   // M1 keeps M's residue modulo d (interleaving needs a multiple of pp: M is one, so is M1). Its
   // one steady period follows from M2's checked count (checked >= 2 d, and M2 has d more steady
@@ -417,17 +417,17 @@ std::int64_t predicted_cycle(const StepInput& input, const workload::ResolvedPla
       workload::make_plan(input.model, resolved.training, resolved.parallelism, input.cluster.ranks());
   if (plan.schedule != workload::PipelineSchedule::OneFOneB && plan.schedule != workload::PipelineSchedule::Interleaved)
     return 0;
-  if (plan.pp < 3) return 0;
   // Without two stages holding more layers than the rest, none ties: the split rule
   // (workload/plan.hpp) gives the first and last stages no more layers than any other and adds the
-  // embedding and the LM head to them. So an even split is decided without a build.
+  // embedding and the LM head to them (layers alike; a mixture of experts' dense layers could tie
+  // elsewhere, unseen). So an even split, and pp < 3, are decided without a build.
   std::vector<std::int64_t> layers(static_cast<std::size_t>(plan.pp));
   for (std::int64_t stage = 0; stage < plan.pp; ++stage)
     layers[static_cast<std::size_t>(stage)] = plan.stage_layers(input.model.layers, stage);
   const auto most = std::count(layers.begin(), layers.end(), *std::max_element(layers.begin(), layers.end()));
   if (most < 2 || most == plan.pp) return 0;
   // One micro-batch: every micro-batch runs the same tasks, so its compute per stage is the
-  // stage's load, for about a 49th of the build of the 405B's first replay.
+  // stage's load, for about a 49th of the build of the 405B's check of its own period (M2 = 49).
   const StepRun probe = prepare_step(input, with_micro_batches(resolved, 1));
   const workload::StepGraph& g = probe.graph;
   std::vector<double> rank_load(g.simulated_ranks.size(), 0.0);
@@ -551,7 +551,7 @@ std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const w
     probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (cycle != 0) {
       if (const auto longer = fast_forward_shape(input, resolved, nullptr, cycle)) {
-        spdlog::debug("fast-forward: {} stages tie for the heaviest load: a cycle of {} tried first", cycle, cycle);
+        spdlog::debug("fast-forward: {} stages tie for the heaviest load: that cycle tried first", cycle);
         tried = *longer;
       }
     }

@@ -356,10 +356,12 @@ TEST_CASE("fast forward: a steady state that repeats only every 14 micro-batches
 // The split rule (workload/plan.hpp) gives chunks C-1-r .. C-2 one layer more than the q = L / C
 // of the others, r = L mod C; with C = pp = 16 those r stages tie for the heaviest compute where a
 // layer outweighs the LM head (Llama 3.1 405B: its last stage's forward is 376 us against 398 us
-// for 8 layers in the full replay's trace), and 1F1B then repeats every r micro-batches:
-// L = 126: r = 14; 124: r = 12; 118: r = 6. With L = 128 (r = 0) every stage holds 8 layers, the
-// last one the LM head as well: it alone is the heaviest, no cycle foretold. gpt3-175b-a100
-// interleaves (its period is already pp): none either.
+// for 8 layers in the full replay's trace), and here 1F1B then repeats every r micro-batches:
+// L = 126: r = 14; 124: r = 12; 120: r = 8; 118: r = 6. With L = 128 (r = 0) every stage holds 8
+// layers, the last one the LM head as well: it alone is the heaviest, no cycle foretold (from the
+// layer counts alone). With L = 127 (r = 15) stages 0 to 14 hold 8, stage 0 the embedding as
+// well: it alone is the heaviest (the one-micro-batch build decides). gpt3-175b-a100 interleaves
+// (its period is already pp): none either.
 TEST_CASE("fast forward: the stages tied for the heaviest load foretell the cycle the replay repeats over") {
   const fs::path dir = fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples";
   const auto predicted = [&](const char* file, const std::vector<std::string>& overrides) {
@@ -374,10 +376,11 @@ TEST_CASE("fast forward: the stages tied for the heaviest load foretell the cycl
   CHECK(predicted("llama3.1-405b-trn2u.json", {"model.layers=124"}) == 12);
   CHECK(predicted("llama3.1-405b-trn2u.json", {"model.layers=118"}) == 6);
   CHECK(predicted("llama3.1-405b-trn2u.json", {"model.layers=128"}) == 0);
+  CHECK(predicted("llama3.1-405b-trn2u.json", {"model.layers=127"}) == 0);
   CHECK(predicted("gpt3-175b-a100.json", {}) == 0);
   // The prediction against what the replay shows: the schedule's own shape (49 micro-batches)
   // replayed, its check failed, and its steady micro-batches repeating every r (steady_cycle).
-  for (const std::string layers : {"124", "118"}) {
+  for (const std::string layers : {"126", "124", "120", "118"}) {
     INFO(layers);
     const config::Experiment ex = config::load_experiment((dir / "llama3.1-405b-trn2u.json").string(), {"model.layers=" + layers});
     const replay::StepInput input = config::step_input(ex);

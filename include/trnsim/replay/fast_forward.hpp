@@ -41,12 +41,14 @@
 // room enough, not M1 + M2 < M: llama3.1-405b-trn2u's 128 micro-batches take its cycle of 14
 // (M2 = 72 replayed, M1 = 58 derived, 5 periods); where derivation is refused and M1 + M2 >= M,
 // the full replay runs instead.
-// A failed check costs its replay (the 405B's first, of 49 micro-batches, a third of its plan), so
-// where the stage loads foretell a longer cycle, its shape is tried first (predicted_cycle): in
-// 1F1B the steady state repeats every k micro-batches when k stages tie for the heaviest load
-// (llama3.1-405b-trn2u: its 14 stages of 8 layers; 12, 8 and 6 with 124, 120 and 118 layers).
-// The prediction only picks the first shape tried: the same check decides, and a replay that
-// fails it still yields the cycle it does repeat over (steady_cycle), tried once.
+// A failed check costs its replay (the 405B's check of its own period: 49 micro-batches, a third
+// of its plan), so where the stage loads foretell a longer cycle, its shape is tried first
+// (predicted_cycle): in 1F1B the steady state often repeats every k micro-batches when k stages
+// tie for the heaviest compute (llama3.1-405b-trn2u: its 14 stages of 8 layers; 12, 8 and 6 with
+// 124, 120 and 118 layers). A guess, not a rule: where communication sets the pace (ZeRO-3's
+// gathers, llama2-70b-trn1 with 74-86 layers) the plan may repeat every micro-batch, and then the
+// longer shape costs more replay than the schedule's own; where nothing repeats, its failed
+// replay replaces the other's. The guess only picks the first shape: the same check decides.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -62,7 +64,7 @@ namespace trnsim::replay {
 // pipeline stand for `micro_batches` = reduced + periods x period.
 struct FastForwardShape {
   std::int64_t micro_batches = 0;  // of the real plan
-  std::int64_t period = 1;         // d: the schedule's own period, or a longer cycle (steady_cycle)
+  std::int64_t period = 1;         // d: the schedule's own period, or a longer cycle (predicted_cycle, steady_cycle)
   std::int64_t base_period = 1;    // the schedule's: 1, or pp for 1f1b-interleaved
   std::int64_t reduced = 0;        // M1
   std::int64_t periods = 0;        // (M - M1) / d
@@ -105,28 +107,31 @@ struct FastForwardRuns {
   std::int64_t replayed = 0;
 };
 
-// Contract: k >= 2 where the plan is 1F1B (not interleaved) and exactly k of its pp > k stages
-// tie for the heaviest compute per micro-batch (the sum of the works' durations of one
+// Contract: k >= 2 where the plan is 1F1B (or 1f1b-interleaved with one virtual stage: base
+// period 1) and exactly k of its pp > k stages, among those holding the most layers, tie for the
+// heaviest compute per micro-batch (the sum of the works' durations of one
 // micro-batch's compute tasks on the stage's busiest simulated rank, equal to the bit: stages
 // holding the same layers sum the same works); else 0. The cycle fast_forward_runs tries first
 // for `shape` (a shape of the schedule's own period), a guess its check confirms or refuses.
-// Where two stages or more, not all, hold the most layers (by workload/plan.hpp's split rule; else
-// none can tie: 0, O(pp)), builds and prices a one-micro-batch step: O(tasks of one micro-batch)
-// and the works' pricing.
+// Only `shape.base_period` is read. Where two stages or more, not all, hold the most layers (by
+// workload/plan.hpp's split rule; else 0 in O(pp): with layers alike no stage can tie then; with
+// a mixture of experts' dense layers a tie elsewhere goes unseen, and the schedule's own shape is
+// tried), builds and prices a one-micro-batch step: O(tasks of one micro-batch) and the works'
+// pricing.
 std::int64_t predicted_cycle(const StepInput& input, const workload::ResolvedPlan& resolved,
                              const FastForwardShape& shape);
 
 // Contract: the two replays of `shape` checked as above (M1 derived where it can be, else
 // replayed), or nullopt when the repetition is not exact (or the extrapolated step overflows the
 // clock): the caller replays the real plan. Throws what prepare_step / replay_step throw, and the
-// real step's memory guard (step_size.hpp) first, since a failed check replays it. Cost: the M2
-// replay, and M1's build (and replay, where not derived) only when M2's steady state repeats,
-// plus O(tasks of M2); when it does not repeat every period but over a
-// longer cycle (steady_cycle), once more the same with that cycle's shape, where the plan has room
-// (the result's `shape` is then that one; the failed replay is released before, and its wall
-// time added to the second run's). A `shape` of the schedule's own period is first replaced by
-// the shape of its predicted_cycle, where that has room; when that shape fails its check, the
-// cycle its replay repeats over is tried as above (once in all).
+// real step's memory guard (step_size.hpp) first, since a failed check replays it. The shape
+// tried first is `shape`, or, for a shape of the schedule's own period, that of its
+// predicted_cycle where that has room. A failed check is followed by at most one more shape: that
+// of the cycle its M2 repeats over (steady_cycle), where it differs from the period tried and the
+// plan has room (the result's `shape` is then that one; the failed replay is released before, and
+// its wall time added to the second run's). Cost: predicted_cycle's (for a shape of the
+// schedule's period), the M2 replay, and M1's build (and replay, where not derived) only when
+// M2's steady state repeats, plus O(tasks of M2); after a failed check, once more the same.
 std::optional<FastForwardRuns> fast_forward_runs(const StepInput& input, const workload::ResolvedPlan& resolved,
                                                  const FastForwardShape& shape,
                                                  std::shared_ptr<net::Fabric> fabric = {},
@@ -161,8 +166,8 @@ std::optional<sim::Time> steady_period(const FastForwardShape& shape, const Step
 
 // Contract: the shortest cycle longer than the schedule's period (a multiple of it) over which
 // the tasks of all M2's steady micro-batches [steady_lo, steady_hi) repeat, with at least one
-// period of them compared; nullopt when none does. For a `second` whose check with the schedule's
-// period failed: the cycle to try instead (fast_forward_runs does, once). O(tasks) per candidate.
+// period of them compared; nullopt when none does. For a `second` whose check failed (with the
+// schedule's period, or a cycle's): the cycle to try instead (fast_forward_runs does, once). O(tasks) per candidate.
 std::optional<std::int64_t> steady_cycle(const FastForwardShape& shape, const StepRun& second);
 
 // Contract: whether `second` repeats with period `period` (steady_period), `period` is the
