@@ -34,6 +34,20 @@ std::vector<fs::path> json_files(const char* dir) {
   return files;
 }
 
+fs::path example(const char* name) { return fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / name; }
+
+// An experiment file, with overrides, as the replay takes it.
+struct Loaded {
+  replay::StepInput input;
+  workload::ResolvedPlan resolved;
+};
+Loaded load(const fs::path& file, const std::vector<std::string>& overrides = {}) {
+  const config::Experiment ex = config::load_experiment(file.string(), overrides);
+  replay::StepInput input = config::step_input(ex);
+  workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  return {std::move(input), std::move(resolved)};
+}
+
 // Equal within `rel` of the larger magnitude (two zeros are equal).
 bool close(double a, double b, double rel = 1e-9) {
   return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
@@ -132,9 +146,7 @@ void check_derived_first(const replay::StepRun& replayed, const replay::StepRun&
 // give the full replay's step time exactly and its other figures within rounding.
 Compared compare_file(const fs::path& file, const std::vector<std::string>& overrides = {}) {
   INFO(file.string());
-  const config::Experiment ex = config::load_experiment(file.string(), overrides);
-  const replay::StepInput input = config::step_input(ex);
-  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto [input, resolved] = load(file, overrides);
   replay::StepRun full = replay::prepare_step(input, resolved);
   replay::replay_step(input, full);
   const report::StepReport want = report::analyze(input, full);
@@ -302,10 +314,8 @@ TEST_CASE("fast forward: 1f1b with pp 16 replays 48 and 49 micro-batches and che
   // the trailing backwards start at B(M - 16) (after the last forward F(M-1) comes B(M-16)).
   // Later stages have fewer of each, so the steady micro-batches are [16, M - 16). The check
   // needs max(2 d, pp + d) = 17 of them in M2: M2 - 32 >= 17, M2 = 49, M1 = 48 (16 >= 1 steady).
-  const config::Experiment ex = config::load_experiment((fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" /
-                                                         "llama3.1-405b-trn2u.json").string());
-  const replay::StepInput input = config::step_input(ex);
-  const auto shape = replay::fast_forward_shape(input, replay::resolve_plan(input));
+  const auto [input, resolved] = load(example("llama3.1-405b-trn2u.json"));
+  const auto shape = replay::fast_forward_shape(input, resolved);
   REQUIRE(shape.has_value());
   CHECK(shape->period == 1);
   CHECK(shape->reduced == 48);
@@ -330,9 +340,7 @@ TEST_CASE("fast forward: a steady state that repeats only every 14 micro-batches
   const Compared compared = compare_file(file);
   CHECK(compared.fast_forwarded);
   CHECK(compared.derived);
-  const config::Experiment ex = config::load_experiment(file.string());
-  const replay::StepInput input = config::step_input(ex);
-  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto [input, resolved] = load(file);
   const auto shape = replay::fast_forward_shape(input, resolved);
   REQUIRE(shape.has_value());
   CHECK(shape->period == 1);
@@ -365,9 +373,7 @@ TEST_CASE("fast forward: a steady state that repeats only every 14 micro-batches
 TEST_CASE("fast forward: the stages tied for the heaviest load foretell the cycle the replay repeats over") {
   const fs::path dir = fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples";
   const auto predicted = [&](const char* file, const std::vector<std::string>& overrides) {
-    const config::Experiment ex = config::load_experiment((dir / file).string(), overrides);
-    const replay::StepInput input = config::step_input(ex);
-    const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+    const auto [input, resolved] = load(dir / file, overrides);
     const auto shape = replay::fast_forward_shape(input, resolved);
     REQUIRE(shape.has_value());
     return replay::predicted_cycle(input, resolved, *shape);
@@ -382,9 +388,7 @@ TEST_CASE("fast forward: the stages tied for the heaviest load foretell the cycl
   // replayed, its check failed, and its steady micro-batches repeating every r (steady_cycle).
   for (const std::string layers : {"126", "124", "120", "118"}) {
     INFO(layers);
-    const config::Experiment ex = config::load_experiment((dir / "llama3.1-405b-trn2u.json").string(), {"model.layers=" + layers});
-    const replay::StepInput input = config::step_input(ex);
-    const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+    const auto [input, resolved] = load(dir / "llama3.1-405b-trn2u.json", {"model.layers=" + layers});
     const auto shape = replay::fast_forward_shape(input, resolved);
     REQUIRE(shape.has_value());
     replay::StepRun second = replay::prepare_step(input, replay::with_micro_batches(resolved, shape->reduced + shape->period));
@@ -400,10 +404,7 @@ TEST_CASE("fast forward: the stages tied for the heaviest load foretell the cycl
 // (M2 = 72) passes: 68 + 72 micro-batches replayed, the step time of the default path (which the
 // test above compares with the full replay).
 TEST_CASE("fast forward: a cycle refused by its check gives way to the one its replay repeats over") {
-  const config::Experiment ex = config::load_experiment(
-      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-405b-trn2u.json").string());
-  const replay::StepInput input = config::step_input(ex);
-  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto [input, resolved] = load(example("llama3.1-405b-trn2u.json"));
   const auto twelve = replay::fast_forward_shape(input, resolved, nullptr, 12);
   REQUIRE(twelve.has_value());
   CHECK(twelve->reduced == 56);
@@ -419,11 +420,7 @@ TEST_CASE("fast forward: a cycle refused by its check gives way to the one its r
 }
 
 TEST_CASE("fast forward: on the flow network, a cycle with no room for two replays falls back") {
-  const config::Experiment ex = config::load_experiment(
-      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-405b-trn2u.json").string(),
-      {"network.model=flow"});
-  const replay::StepInput input = config::step_input(ex);
-  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto [input, resolved] = load(example("llama3.1-405b-trn2u.json"), {"network.model=flow"});
   const auto shape = replay::fast_forward_shape(input, resolved);
   REQUIRE(shape.has_value());
   CHECK(shape->reduced == 48);
@@ -442,9 +439,7 @@ TEST_CASE("fast forward: a steady state that repeats every 14 micro-batches fast
   const fs::path file = fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-405b-trn2u.json";
   const std::vector<std::string> overrides{"training.global_batch=4096"};  // 256 micro-batches of 1 x dp 16
   CHECK(compare_file(file, overrides).fast_forwarded);
-  const config::Experiment ex = config::load_experiment(file.string(), overrides);
-  const replay::StepInput input = config::step_input(ex);
-  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto [input, resolved] = load(file, overrides);
   const auto shape = replay::fast_forward_shape(input, resolved);
   REQUIRE(shape.has_value());
   CHECK(shape->period == 1);
@@ -465,10 +460,7 @@ TEST_CASE("fast forward: a steady state that repeats every 14 micro-batches fast
 TEST_CASE("fast forward: a cycle that is not a multiple of the schedule's period is refused") {
   // gpt3-175b-a100 interleaves over 8 stages: its period is 8 micro-batches, and a cycle of 12
   // would cut a group of 8 in two.
-  const config::Experiment ex = config::load_experiment(
-      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "gpt3-175b-a100.json").string());
-  const replay::StepInput input = config::step_input(ex);
-  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto [input, resolved] = load(example("gpt3-175b-a100.json"));
   CHECK_THROWS_AS(replay::fast_forward_shape(input, resolved, nullptr, 12), InternalError);
   CHECK_THROWS_AS(replay::fast_forward_shape(input, resolved, nullptr, 8), InternalError);
   const auto longer = replay::fast_forward_shape(input, resolved, nullptr, 16);
@@ -478,11 +470,7 @@ TEST_CASE("fast forward: a cycle that is not a multiple of the schedule's period
 }
 
 TEST_CASE("fast forward: gpipe falls back to the full replay and gives its answer") {
-  const config::Experiment ex = config::load_experiment(
-      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "llama3.1-8b-trn2.json").string(),
-      {"parallelism.schedule=gpipe", "parallelism.virtual_stages=1"});
-  const replay::StepInput input = config::step_input(ex);
-  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto [input, resolved] = load(example("llama3.1-8b-trn2.json"), {"parallelism.schedule=gpipe", "parallelism.virtual_stages=1"});
   std::string why;
   CHECK_FALSE(replay::fast_forward_shape(input, resolved, &why).has_value());
   CHECK(why.find("gpipe") != std::string::npos);
@@ -494,10 +482,7 @@ TEST_CASE("fast forward: gpipe falls back to the full replay and gives its answe
 }
 
 TEST_CASE("fast forward: a task one picosecond off the period fails the repetition check") {
-  const config::Experiment ex = config::load_experiment(
-      (fs::path(TRNSIM_TEST_SOURCE_DIR) / "configs" / "examples" / "gpt3-175b-a100.json").string());
-  const replay::StepInput input = config::step_input(ex);
-  const workload::ResolvedPlan resolved = replay::resolve_plan(input);
+  const auto [input, resolved] = load(example("gpt3-175b-a100.json"));
   const auto shape = replay::fast_forward_shape(input, resolved);
   REQUIRE(shape.has_value());
   auto runs = replay::fast_forward_runs(input, resolved, *shape);
