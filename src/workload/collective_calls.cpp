@@ -43,6 +43,9 @@ std::size_t CollectiveCalls::group_instance(GroupKind kind, const RankLayout::Co
 
 GroupSet CollectiveCalls::groups(GroupKind kind, const RankLayout::Coord& c) const {
   GroupSet g;
+  // Every rank once (twice in a set of pairs) in a symmetric set: reserved, not grown by doubling.
+  const bool pairs = kind == GroupKind::Tied || kind == GroupKind::CpRing;
+  g.ranks.reserve(static_cast<std::size_t>(symmetric_ ? layout_.tp() * layout_.dp() * (pairs ? 2 : 1) : 0));
   auto add = [&g](const std::vector<std::int32_t>& group) {
     g.group_size = static_cast<std::int32_t>(group.size());
     g.ranks.insert(g.ranks.end(), group.begin(), group.end());

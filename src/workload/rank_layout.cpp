@@ -30,9 +30,9 @@ RankLayout::RankLayout(std::int64_t tp, std::int64_t dp, std::int64_t pp, const 
 }
 
 // Coordinate d of the layout's DP dimension is cp_i + cp (ep_i + ep dp_o) (plan.hpp).
-std::int32_t RankLayout::rank(std::int64_t t, std::int64_t d, std::int64_t p) const {
+std::int64_t RankLayout::dp_offset(std::int64_t d) const {
   const std::int64_t c = d % cp_, e = (d / cp_) % ep_, o = d / (cp_ * ep_);
-  return static_cast<std::int32_t>(t * stride_tp_ + c * stride_cp_ + e * stride_ep_ + o * stride_dp_ + p * stride_pp_);
+  return c * stride_cp_ + e * stride_ep_ + o * stride_dp_;
 }
 
 RankLayout::Coord RankLayout::coord(std::int32_t r) const {
