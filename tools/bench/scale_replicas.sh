@@ -3,7 +3,8 @@
 # micro-batches of 1 per replica, as in configs/examples/llama3.1-405b-trn2u.json) at 1,024,
 # 4,096, 16,384 and 65,536 chips, analytic network by default. Symmetric simulation runs 16 ranks
 # whatever the size; this prints, per size, the events, wall time and peak RSS of `trnsim run`
-# (median of --reps runs of /usr/bin/time -v). A benchmark, not a test: nothing is asserted.
+# and its user and system CPU time (medians of --reps runs of /usr/bin/time, the sizes interleaved).
+# A benchmark, not a test: nothing is asserted.
 #   tools/bench/scale_replicas.sh [TRNSIM] [--reps N] [--network analytic|flow] [--chips LIST] [-- EXTRA RUN ARGS]
 set -euo pipefail
 caller=$PWD
@@ -30,22 +31,28 @@ trap 'rm -rf "$tmp"' EXIT
 
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
-printf '%-7s %-6s %-7s %-12s %-10s %-12s %s\n' chips dp ranks events wall_s peak_MiB step_time
-for chips in $chips_list; do
-  # 16 chips per trn2u.48xlarge; dp grows with the cluster, 128 micro-batches of 1 per replica.
-  count=$((chips / 16))
-  dp=$((chips * 4 / 256))
-  batch=$((dp * 128))
-  : > "$tmp/wall"; : > "$tmp/rss"
-  for ((r = 0; r < reps; ++r)); do
-    /usr/bin/time -v "$trnsim" run configs/examples/llama3.1-405b-trn2u.json --network "$network" \
-      --set cluster.count=$count --set parallelism.dp=$dp --set training.global_batch=$batch \
-      "${extra[@]}" > "$tmp/out.txt" 2> "$tmp/time.txt"
-    awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; ++i) s = s * 60 + p[i]; print s}' "$tmp/time.txt" >> "$tmp/wall"
-    awk -F': ' '/Maximum resident set size/ {printf "%.0f\n", $2 / 1024}' "$tmp/time.txt" >> "$tmp/rss"
+printf '%-7s %-6s %-7s %-9s %-8s %-8s %-8s %-9s %s\n' chips dp ranks events wall_s user_s sys_s peak_MiB step_time
+# The sizes interleaved, round after round: on a shared virtual machine the first run after other
+# work can spend half a second more zeroing fresh pages (system time), and interleaving spreads
+# such runs over the sizes instead of charging them to one.
+for ((r = 0; r < reps; ++r)); do
+  for chips in $chips_list; do
+    # 16 chips per trn2u.48xlarge; dp grows with the cluster, 128 micro-batches of 1 per replica.
+    count=$((chips / 16))
+    dp=$((chips * 4 / 256))
+    batch=$((dp * 128))
+    /usr/bin/time -f '%e %U %S %M' -o "$tmp/time.txt" "$trnsim" run configs/examples/llama3.1-405b-trn2u.json \
+      --network "$network" --set cluster.count=$count --set parallelism.dp=$dp --set training.global_batch=$batch \
+      "${extra[@]}" > "$tmp/out.$chips"
+    read -r wall user sys rss < <(tail -1 "$tmp/time.txt")
+    echo "$wall" >> "$tmp/wall.$chips"; echo "$user" >> "$tmp/user.$chips"; echo "$sys" >> "$tmp/sys.$chips"
+    echo $((rss / 1024)) >> "$tmp/rss.$chips"
   done
-  events=$(grep -o '[0-9]* events' "$tmp/out.txt" | head -1 | cut -d' ' -f1)
-  step=$(grep -m1 -io 'step time[^,;]*' "$tmp/out.txt" || true)
-  printf '%-7s %-6s %-7s %-12s %-10s %-12s %s\n' "$chips" "$dp" $((chips * 4)) "$events" \
-    "$(median < "$tmp/wall")" "$(median < "$tmp/rss")" "$step"
+done
+for chips in $chips_list; do
+  events=$(grep -o '[0-9]* events' "$tmp/out.$chips" | head -1 | cut -d' ' -f1)
+  step=$(grep -m1 -io 'step time[^,;]*' "$tmp/out.$chips" || true)
+  printf '%-7s %-6s %-7s %-9s %-8s %-8s %-8s %-9s %s\n' "$chips" $((chips * 4 / 256)) $((chips * 4)) "$events" \
+    "$(median < "$tmp/wall.$chips")" "$(median < "$tmp/user.$chips")" "$(median < "$tmp/sys.$chips")" \
+    "$(median < "$tmp/rss.$chips")" "$step"
 done
