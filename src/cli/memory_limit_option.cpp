@@ -29,7 +29,7 @@ double parse_size(const std::string& text) {
   // Units with their factors; GB means 10^9, GiB 2^30 (DESIGN.md, "Units").
   static const std::pair<const char*, double> kUnits[] = {
       {"TiB", 1099511627776.0}, {"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"KiB", 1024.0},
-      {"TB", 1e12},             {"GB", 1e9},           {"MB", 1e6},        {"kB", 1e3}, {"B", 1}};
+      {"TB", 1e12},             {"GB", 1e9},           {"MB", 1e6},        {"kB", 1e3}, {"KB", 1e3}, {"B", 1}};
   std::string number = text;
   double factor = 1;
   for (const auto& [suffix, f] : kUnits) {
@@ -44,7 +44,9 @@ double parse_size(const std::string& text) {
   const double v = number.empty() ? 0 : std::strtod(number.c_str(), &end);
   if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(v) || v <= 0 ||
       !std::isfinite(v * factor))
-    throw InputError(fmt::format("--max-memory {}: expected a positive size, e.g. 64GB, 16GiB or 2e9 (bytes)", text));
+    throw InputError(fmt::format("--max-memory {}: expected a positive size in bytes, with or without a unit (kB or KB, "
+                                 "MB, GB, TB; KiB, MiB, GiB, TiB), e.g. 64GB, 16GiB or 2e9",
+                                 text));
   return v * factor;
 }
 

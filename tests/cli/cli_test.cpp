@@ -56,14 +56,16 @@ TEST_CASE("cli: presets prints trn1.32xlarge's instance totals") {
   REQUIRE(line_start != std::string::npos);
   const std::string line = r.out.substr(line_start, r.out.find('\n', line_start) - line_start);
   std::istringstream cols(line);
-  std::string name, chips, ranks, tflops, hbm, intra, efa;
-  cols >> name >> chips >> ranks >> tflops >> hbm >> intra >> efa;
+  std::string name, chips, ranks, tflops, hbm, intra, efa, software;
+  cols >> name >> chips >> ranks >> tflops >> hbm >> intra >> efa >> software;
   CHECK(chips == "16");
   CHECK(ranks == "32");
   CHECK(tflops == "3040");
   CHECK(hbm == "512");
   CHECK(intra == "384");
   CHECK(efa == "800");
+  // Its hardware file's "software" (configs/hardware/trn1.32xlarge.json).
+  CHECK(software == "neuronx-distributed");
 }
 
 TEST_CASE("cli: presets shows each software preset's backward TP overlap as its file states it") {
@@ -127,6 +129,21 @@ TEST_CASE("cli: run --strict exits 1 when a rank runs out of memory") {
   const auto r = run("run '" + example("tiny-trn1.json") + "' --strict --set cluster.chip.hbm_GiB=0.001");
   CHECK(r.code == 1);
   CHECK_THAT(r.out, Catch::Contains("out_of_memory"));
+}
+
+TEST_CASE("cli: --max-memory reads decimal and binary units, kB and KB alike") {
+  // tiny-trn1's step needs about 0.000132 GB to simulate, more than any of these limits: the
+  // refusal quotes the limit in GB, 1e3 bytes for kB and KB, 1,024 for KiB (1.02e-06 GB).
+  auto refusal = [](const std::string& size) {
+    const auto r = run("run '" + example("tiny-trn1.json") + "' --max-memory " + size);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    return r.err;
+  };
+  CHECK_THAT(refusal("1kB"), Catch::Contains("more than the limit of 1e-06 GB"));
+  CHECK(refusal("1KB") == refusal("1kB"));
+  CHECK_THAT(refusal("1KiB"), Catch::Contains("more than the limit of 1.02e-06 GB"));
+  CHECK_THAT(refusal("1XB"), Catch::Contains("--max-memory 1XB: expected a positive size in bytes"));
 }
 
 TEST_CASE("cli: a bad experiment file exits 2 and names the file and the JSON path") {
