@@ -10,4 +10,10 @@ void write_file(const std::string& path, const std::function<void(std::ostream&)
 
 void write_file(const std::string& path, const std::string& text) { report::write_output_file(path, text); }
 
+void check_output_paths(std::initializer_list<std::string> paths) {
+  for (const std::string& p : paths) {
+    if (!p.empty()) report::check_output_file(p);
+  }
+}
+
 }  // namespace trnsim::cli

@@ -101,6 +101,7 @@ int report_step(const RunOptions& o, const config::Experiment& ex, const report:
 }
 
 int run(const RunOptions& o) {
+  check_output_paths({o.json_path, o.csv_path, o.html_path, o.trace_path});
   std::vector<std::string> overrides = o.overrides;
   if (!o.network.empty()) overrides.push_back("network.model=" + o.network);
   const config::Experiment ex = config::load_experiment(o.experiment, overrides);

@@ -28,6 +28,7 @@ struct SensitivityOptions {
 };
 
 int run_sensitivity_command(const SensitivityOptions& o) {
+  check_output_paths({o.json_path, o.html_path});
   explore::SensitivityOptions run;
   run.step = explore::parse_step(o.step);
   run.overrides = o.overrides;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "command.hpp"
+#include "output_file.hpp"
 #include "sweep_output.hpp"
 #include "trnsim/config/json_file.hpp"
 #include "trnsim/enum_names.hpp"
@@ -171,6 +172,7 @@ struct MergeOptions {
 };
 
 int run_merge_command(const MergeOptions& o) {
+  check_output_paths({o.outputs.json_path, o.outputs.csv_path, o.outputs.html_path});
   std::vector<explore::SweepResult> parts;
   for (const std::string& p : o.parts) parts.push_back(explore::sweep_from_json(config::read_json_file(p), p));
   return write_sweep_outputs(explore::merge_shards(std::move(parts), o.parts), o.outputs);

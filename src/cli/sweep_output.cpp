@@ -21,6 +21,7 @@ explore::SweepHtmlOptions html_options(const SweepOutputs& outputs, const std::v
 
 void check_sweep_outputs(const SweepOutputs& outputs, const std::vector<std::string>& vary_paths) {
   html_options(outputs, vary_paths);
+  check_output_paths({outputs.json_path, outputs.csv_path, outputs.html_path});
 }
 
 int write_sweep_outputs(const explore::SweepResult& result, const SweepOutputs& outputs) {

@@ -2,6 +2,8 @@
 // is, against its measurement and the band of predictions its null fields allow; error
 // statistics overall and per hardware family.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -78,6 +80,7 @@ std::string band_lines(const replay::PlanBand& band, const report::ValidationRow
 }
 
 int validate(const ValidateOptions& o) {
+  check_output_paths({o.csv_path});
   // Read and check every file before simulating any: bad input fails fast.
   std::vector<config::Experiment> experiments;
   for (const std::string& file : experiment_files(o.inputs)) {
@@ -138,6 +141,18 @@ int validate(const ValidateOptions& o) {
   return code;
 }
 
+// A finite number >= 0: `nan` would turn the gate off silently (CLI::NonNegativeNumber lets it
+// through, and words its refusals as a range up to DBL_MAX).
+const CLI::Validator kPercentGate(
+    [](std::string& text) -> std::string {
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
+        return "expected a finite number of percent >= 0, found " + text;
+      return "";
+    },
+    "PCT >= 0");
+
 }  // namespace
 
 void add_validate_command(CLI::App& app, Action& action) {
@@ -150,10 +165,10 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--csv", options->csv_path, "Also write one CSV row per file to this file");
   cmd->add_option("--max-mean-error", options->max_mean_error_pct,
                   "Exit 1 when the mean absolute error exceeds this many percent")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kPercentGate);
   cmd->add_option("--max-worst-error", options->max_worst_error_pct,
                   "Exit 1 when the largest absolute error exceeds this many percent")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kPercentGate);
   cmd->add_flag("--no-fast-forward", options->no_fast_forward,
                 "Replay every micro-batch of the band's plans instead of fast-forwarding over the pipeline's steady "
                 "state (the default where the repetition is checked exact: the same step time in picoseconds); the "

@@ -9,6 +9,7 @@
 #include "parse.hpp"
 #include "resolve.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/json_nesting.hpp"
 
 namespace trnsim::config::detail {
 
@@ -35,6 +36,7 @@ Override parse_override(const std::string& text, const std::string& file) {
     throw InputError(fmt::format("{}: --set {}: empty key in path \"{}\"", file, text, text.substr(0, eq)));
   const std::string value = text.substr(eq + 1);
   // JSON when it parses (16, 4.9e3, true, null, "x", {"a":1}), else the text itself.
+  check_json_nesting(value, fmt::format("{}: --set {}", file, text.substr(0, eq)));
   o.value = json::parse(value, nullptr, /*allow_exceptions=*/false);
   if (o.value.is_discarded()) {
     o.value = value;

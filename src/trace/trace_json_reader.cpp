@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "trace_json_checks.hpp"
+#include "trnsim/json_nesting.hpp"
 
 namespace trnsim::trace {
 
@@ -163,6 +164,7 @@ TraceDocument parse_trace_json(const json& j, const std::string& file) {
 }
 
 TraceDocument parse_trace_json_text(std::string_view text, const std::string& file) {
+  check_json_nesting(text, file);
   if (auto doc = stream_trace_json(text, file)) return std::move(*doc);
   // The streaming reader gave up (an error, or a layout it does not take): the DOM reader names
   // the first error, or reads what the streaming reader did not.

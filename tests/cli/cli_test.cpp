@@ -146,6 +146,19 @@ TEST_CASE("cli: --max-memory reads decimal and binary units, kB and KB alike") {
   CHECK_THAT(refusal("1XB"), Catch::Contains("--max-memory 1XB: expected a positive size in bytes"));
 }
 
+TEST_CASE("cli: an output that cannot be written fails the command before it writes the others") {
+  // Outputs are checked before the simulation: the writable --json is not written either.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("trnsim-outputs-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string json = (dir / "first.json").string(), csv = (dir / "missing" / "x.csv").string();
+  const auto r = run("run '" + example("tiny-trn1.json") + "' --json '" + json + "' --csv '" + csv + "'");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains(csv + ": cannot create the file"));
+  CHECK_FALSE(std::filesystem::exists(json));
+  CHECK(std::filesystem::is_empty(dir));  // no temporary left behind
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("cli: a bad experiment file exits 2 and names the file and the JSON path") {
   const fs::path bad = scratch("bad.json");
   {

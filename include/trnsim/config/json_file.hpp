@@ -1,13 +1,18 @@
 #pragma once
 // Reading a JSON file with the errors every command gives for it.
+#include <cstddef>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 namespace trnsim::config {
 
-// The JSON document in `path`; InputError "PATH: cannot open", "PATH: is a directory" or
-// "PATH: invalid JSON: ...".
+// Larger than any experiment, report or sweep part (a million plans' part is about 0.5 GB).
+inline constexpr std::size_t kMaxJsonFileBytes = std::size_t{4} << 30;
+
+// The JSON document in `path` (a file or a pipe); InputError "PATH: cannot open", "PATH: expected
+// a JSON file, found a directory" (or a device), one larger than kMaxJsonFileBytes, arrays and
+// objects nested deeper than kMaxJsonNesting (json_nesting.hpp) or "PATH: invalid JSON: ...".
 nlohmann::json read_json_file(const std::string& path);
 
 // The JSON document in `text` (the content of `file`, which names it in messages); InputError

@@ -118,6 +118,15 @@ void write_stream(const std::string& file, const std::string& shown, std::ios::o
 
 }  // namespace
 
+void check_output_file(const std::string& path) {
+  const std::string target = resolve_target(path);
+  std::error_code ec;
+  const fs::file_status status = fs::status(target, ec);
+  if (fs::is_directory(status)) throw InputError(fmt::format("{}: cannot write the file: it is a directory", path));
+  if (fs::exists(status) && !fs::is_regular_file(status)) return;  // a device or a pipe: written in place
+  const Temporary probe(target);  // not committed: removed here
+}
+
 void write_output_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const std::string target = resolve_target(path);
   std::error_code ec;

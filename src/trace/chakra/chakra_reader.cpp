@@ -14,6 +14,7 @@
 
 #include "chakra_et.pb.h"
 #include "trnsim/error.hpp"
+#include "trnsim/json_nesting.hpp"
 #include "trnsim/trace/chakra.hpp"
 
 namespace trnsim::trace {
@@ -46,31 +47,6 @@ std::optional<std::int64_t> integer(const pb::AttributeProto& a, const std::stri
       return static_cast<std::int64_t>(v);
     }
     default: return std::nullopt;
-  }
-}
-
-// Chakra's messages nest a few levels (a node, its attributes, a list value); protobuf's JSON parser
-// refuses more than 100, and nlohmann's dump, which hands it each object, recurses once per level:
-// a file nested deeper is refused before either sees it, rather than overflowing the stack.
-constexpr int kMaxJsonDepth = 100;
-
-void check_nesting(const std::string& text, const std::string& file) {
-  int depth = 0;
-  bool quoted = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '\\') ++i;
-      else if (c == '"') quoted = false;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth)
-        throw InputError(fmt::format("{}: byte {}: expected objects nested at most {} levels deep, found deeper nesting", file, i,
-                                     kMaxJsonDepth));
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
   }
 }
 
@@ -290,7 +266,7 @@ struct RankReader {
   }
 
   void json_rendering(const std::string& bytes) {
-    check_nesting(bytes, file);
+    check_json_nesting(bytes, file);  // protobuf's JSON parser refuses more than 100 levels too
     std::istringstream in(bytes);
     namespace util = google::protobuf::util;
     util::JsonParseOptions options;
@@ -322,7 +298,7 @@ std::map<std::string, std::uint32_t> read_groups(const ChakraFile& file, TraceDo
   std::map<std::string, std::uint32_t> group_of;
   if (file.path.empty()) return group_of;
   const std::string& path = file.path;
-  check_nesting(file.bytes, path);
+  check_json_nesting(file.bytes, path);
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(file.bytes);

@@ -17,6 +17,13 @@ namespace trnsim::report {
 void write_output_file(const std::string& path, const std::function<void(std::ostream&)>& write);
 void write_output_file(const std::string& path, const std::string& text);
 
+// Contract: throws the InputError write_output_file(path, ...) would throw for a path it cannot
+// create (a directory in its place, its directory missing or not writable), having written and
+// removed an empty temporary beside it; nothing otherwise, `path` left as it was. For commands
+// that check every output before their work, so that one bad path fails them before anything is
+// simulated or written.
+void check_output_file(const std::string& path);
+
 // Contract: appends `text` to `path` (created when missing) by rewriting it whole through
 // write_output_file: a reader sees the old content or the new one, never half a row. `header`,
 // when not empty, is written first into a missing or empty file; an existing file whose first line
