@@ -8,7 +8,8 @@ namespace trnsim::cli {
 
 void ClusterOption::add_to(CLI::App& sub) {
   sub.add_option("--instance", instance, "Instance preset (trnsim presets lists them)")->required();
-  sub.add_option("--nodes", nodes, "Instances (default: one instance, or one UltraServer)")->check(CLI::PositiveNumber);
+  // The range of an experiment's cluster.count (configs/README.md, "Ranges").
+  sub.add_option("--nodes", nodes, "Instances (default: one instance, or one UltraServer)")->check(integers_in(1, 1 << 20, false));
 }
 
 int ClusterOption::instances() const {

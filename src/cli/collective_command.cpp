@@ -47,6 +47,16 @@ int run_collective(const CollectiveOptions& o) {
   const auto min = static_cast<double>(o.min), max = static_cast<double>(o.max);
   if (max < min) throw InputError(fmt::format("-e {} bytes is below -b {} bytes", o.max, o.min));
   if (!(o.factor > 1)) throw InputError(fmt::format("-f {}: expected a factor above 1", o.factor));
+  // Sizes are whole bytes: each row is the last one times the factor, rounded, and at least one
+  // byte more (a factor of 1.0000001 would otherwise never leave 1 byte).
+  const auto next_size = [&o](double size) { return std::max(size + 1, std::round(size * o.factor)); };
+  constexpr int kMaxRows = 10000;
+  int planned = 0;
+  for (double size = min; size <= max && planned <= kMaxRows; size = next_size(size)) ++planned;
+  if (planned > kMaxRows) {
+    throw InputError(fmt::format("-b {} -e {} -f {}: expected at most {} sizes, found more (raise -f or narrow -b .. -e)",
+                                 o.min, o.max, o.factor, kMaxRows));
+  }
   const int elem = dtype_bytes(o.dtype);
   const hw::InstanceSpec instance = config::load_instance(o.cluster.instance);
   const std::string software_name = o.software.empty() ? instance.default_software : o.software;
@@ -77,7 +87,7 @@ int run_collective(const CollectiveOptions& o) {
   const double gib = units::kGiB;
   double busbw_sum = 0;
   int rows = 0;
-  for (double size = min; size <= max; size = std::round(size * o.factor)) {
+  for (double size = min; size <= max; size = next_size(size)) {
     c.bytes = size;
     sim::Engine engine;
     net::Network network(cluster, *model, engine, software.collectives);

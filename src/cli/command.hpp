@@ -4,9 +4,12 @@
 // The action set on the subcommand runs after parsing and returns the process exit code
 // (0 ok, 1 a finding the user asked to fail on, 2 bad input); it may throw trnsim::InputError,
 // which main reports on stderr and maps to 2.
+#include <charconv>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -39,6 +42,23 @@ std::pair<CLI::App*, Options*> add_subcommand(CLI::App& app, Action& action, con
   CLI::App* sub = app.add_subcommand(name, description);
   sub->callback([&action, options, run] { action = [options, run] { return run(*options); }; });
   return {sub, options.get()};
+}
+
+// An integer option (or each item of a list option) in [low, high], checked on its text before
+// CLI11 converts it (a huge value would be clamped): "expected integers in [1, 1048576], found
+// 0". CLI11's own Range names no integer and, for a word, a range it does not hold.
+inline CLI::Validator integers_in(std::int64_t low, std::int64_t high, bool list = true) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        std::int64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto [at, ec] = std::from_chars(text.data(), end, v);
+        if (ec != std::errc() || at != end || v < low || v > high)
+          return "expected " + std::string(list ? "integers" : "an integer") + " in [" + std::to_string(low) + ", " +
+                 std::to_string(high) + "], found " + text;
+        return "";
+      },
+      "INT");
 }
 
 // --network: the help text ("Network model: analytic (closed form) or flow (...)") and the accepted

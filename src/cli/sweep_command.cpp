@@ -208,16 +208,16 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "Simulate the product of plan values (and of --vary values) of an experiment and rank the plans by step time",
       run_sweep_command);
   cmd->add_option("experiment", o->experiment, "Experiment file (JSON): the fields not swept")->required();
-  const auto list = [cmd = cmd](const char* name, std::vector<std::int64_t>& into, const char* what) {
+  const auto list = [cmd = cmd](const char* name, std::vector<std::int64_t>& into, const char* what, std::int64_t least = 1) {
     // The range check runs on the text, before CLI11 converts (and would clamp) a huge value.
-    cmd->add_option(name, into, what)->delimiter(',')->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
+    cmd->add_option(name, into, what)->delimiter(',')->check(integers_in(least, std::int64_t{1} << 20));
   };
   list("--tp", o->axes.tp, "Tensor-parallel degrees, e.g. 4,8,16");
   list("--pp", o->axes.pp, "Pipeline-parallel degrees");
   list("--dp", o->axes.dp, "Data-parallel degrees (default: derived, the cluster's ranks / (tp x pp x cp))");
   list("--micro-batch", o->axes.micro_batch, "Sequences per micro-batch");
   list("--virtual-stages", o->axes.virtual_stages, "Model chunks per pipeline rank (above 1: 1f1b-interleaved)");
-  list("--zero", o->axes.zero, "ZeRO stages: 0, 1, 2, 3 (FSDP)");
+  list("--zero", o->axes.zero, "ZeRO stages: 0, 1, 2, 3 (FSDP)", 0);
   list("--cp", o->cp,
        "Context-parallel degrees: a --vary axis on parallelism.cp, after the --vary axes (columns, CSV and JSON "
        "name it parallelism.cp)");

@@ -191,6 +191,17 @@ SensitivityResult run_sensitivity(const nlohmann::json& document, const std::str
   std::vector<std::string> more_hbm = options.overrides;
   more_hbm.push_back(raise(base, "cluster.chip.hbm_GiB", factor));
   const config::Experiment raised_hbm = config::parse_experiment(document, file, more_hbm, config::PlanCheck::Deferred);
+  // A step too small to move a figure's double (1e-20 %) would report an elasticity of 0 (or 0/0)
+  // that no simulation measured: refused before any runs, like 0 %.
+  const auto check_moved = [&](const std::string& name, const std::string& path, const config::Experiment& raised) {
+    const double was = resolved_value(base, path), now = resolved_value(raised, path);
+    if (now == was)
+      throw InputError(fmt::format("--step {} %: too small to change the {} ({} stays {}); expected a larger "
+                                   "percentage such as 10%",
+                                   options.step * 100, name, path, was));
+  };
+  for (std::size_t k = 0; k < figures.size(); ++k) check_moved(figures[k].name, figures[k].paths.front(), variants[k]);
+  check_moved("HBM capacity", "cluster.chip.hbm_GiB", raised_hbm);
 
   // The experiment's plan as `trnsim run` takes it: its dp, not one derived.
   SweepAxes as_given;

@@ -2,10 +2,14 @@
 #include "trnsim/explore/sweep_json.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
+#include "trnsim/enum_names.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/workload/specs.hpp"
 
 namespace trnsim::explore {
 
@@ -81,6 +85,20 @@ class Reader {
     return get<T>(key);
   }
   std::string string_or_empty(const std::string& key) const { return optional<std::string>(key).value_or(""); }
+  // A plan's figure as `trnsim sweep` writes it: a count of at least `least`, or a finite number
+  // (above 0 where `positive`, else at least 0). A part edited by hand must not rank a plan at
+  // -1 s.
+  std::optional<std::int64_t> count_from(const std::string& key, std::int64_t least) const {
+    const auto v = optional<std::int64_t>(key);
+    if (v && *v < least) fail(key, fmt::format("expected an integer >= {}, found {}", least, *v));
+    return v;
+  }
+  double figure(const std::string& key, bool positive) const {
+    const double v = get<double>(key);
+    if (!std::isfinite(v) || v < 0 || (positive && v == 0))
+      fail(key, fmt::format("expected a finite number {} 0, found {}", positive ? ">" : ">=", v));
+    return v;
+  }
 
  private:
   template <typename T>
@@ -108,23 +126,28 @@ PlanOutcome plan_from_json(const json& j, const std::string& name, const std::st
   else r.fail("status", fmt::format("expected simulated, out_of_memory, invalid or pruned, found \"{}\"", status));
   o.reason = r.string_or_empty("reason");
   o.detail = r.string_or_empty("detail");
-  o.tp = r.optional<std::int64_t>("tp");
-  o.pp = r.optional<std::int64_t>("pp");
-  o.dp = r.optional<std::int64_t>("dp");
-  o.micro_batch = r.optional<std::int64_t>("micro_batch");
-  o.virtual_stages = r.optional<std::int64_t>("virtual_stages");
+  o.tp = r.count_from("tp", 1);
+  o.pp = r.count_from("pp", 1);
+  o.dp = r.count_from("dp", 1);
+  o.micro_batch = r.count_from("micro_batch", 1);
+  o.virtual_stages = r.count_from("virtual_stages", 1);
   o.schedule = r.optional<std::string>("schedule");
+  if (o.schedule && !parse_enum<workload::PipelineSchedule>(*o.schedule))
+    r.fail("schedule", fmt::format("expected one of {}, found \"{}\"", fmt::join(enum_names<workload::PipelineSchedule>(), ", "), *o.schedule));
   o.recompute = r.optional<std::string>("recompute");
-  o.zero = r.optional<std::int64_t>("zero");
+  if (o.recompute && !workload::parse_recompute(*o.recompute))
+    r.fail("recompute", fmt::format("expected none, selective, selective-op, full or full-every-N, found \"{}\"", *o.recompute));
+  o.zero = r.count_from("zero", 0);
+  if (o.zero && *o.zero > 3) r.fail("zero", fmt::format("expected 0, 1, 2 or 3, found {}", *o.zero));
   o.sequence_parallel = r.optional<bool>("sequence_parallel");
   if (o.status == PlanStatus::Invalid) return o;
-  o.peak_memory_bytes = r.get<double>("peak_memory_bytes");
-  o.capacity_bytes = r.get<double>("capacity_bytes");
-  o.lower_bound_s = r.optional<double>("lower_bound_s").value_or(0);
+  o.peak_memory_bytes = r.figure("peak_memory_bytes", false);
+  o.capacity_bytes = r.figure("capacity_bytes", false);
+  o.lower_bound_s = r.optional<double>("lower_bound_s") ? r.figure("lower_bound_s", false) : 0;
   if (o.status == PlanStatus::OutOfMemory || o.status == PlanStatus::Pruned) return o;
-  o.step_time_s = r.get<double>("step_time_s");
-  o.tokens_per_s = r.get<double>("tokens_per_s");
-  o.mfu = r.get<double>("mfu");
+  o.step_time_s = r.figure("step_time_s", true);
+  o.tokens_per_s = r.figure("tokens_per_s", false);
+  o.mfu = r.figure("mfu", false);
   const json breakdown = r.get<json>("breakdown");  // Reader keeps a reference: hold the value
   const Reader parts(breakdown, name, path + "/breakdown");
   for (int p = 0; p < report::kPartCount; ++p)

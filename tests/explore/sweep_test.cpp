@@ -4,6 +4,8 @@
 
 #include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -289,4 +291,22 @@ TEST_CASE("sweep: merge refuses parts of different sweeps and malformed parts", 
   part = explore::to_json(sweep(a, 1, 0, 2));
   part["plans"][0]["index"] = 0.7;
   CHECK_THROWS_WITH(explore::sweep_from_json(part, "p.json"), Catch::Contains("/plans/0/index: expected a non-negative integer"));
+  // Figures a sweep never writes: a plan ranked at -1 s or 0 s, a degree of 0, a negative memory, an
+  // unknown recompute mode or ZeRO stage.
+  const json simulated = explore::to_json(sweep(a, 1, 0, 2));
+  REQUIRE(simulated["plans"][0]["status"] == "simulated");
+  const std::vector<std::tuple<const char*, json, const char*>> edits = {
+      {"step_time_s", -1.0, "/plans/0/step_time_s: expected a finite number > 0, found -1"},
+      {"step_time_s", 0.0, "/plans/0/step_time_s: expected a finite number > 0, found 0"},
+      {"tp", 0, "/plans/0/tp: expected an integer >= 1, found 0"},
+      {"peak_memory_bytes", -5.0, "/plans/0/peak_memory_bytes: expected a finite number >= 0, found -5"},
+      {"recompute", "bogus", "/plans/0/recompute: expected none, selective, selective-op, full or full-every-N, found \"bogus\""},
+      {"zero", 4, "/plans/0/zero: expected 0, 1, 2 or 3, found 4"},
+  };
+  for (const auto& [key, value, needle] : edits) {
+    part = simulated;
+    part["plans"][0][key] = value;
+    INFO(key);
+    CHECK_THROWS_WITH(explore::sweep_from_json(part, "p.json"), Catch::Contains(needle));
+  }
 }

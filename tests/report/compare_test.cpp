@@ -171,6 +171,13 @@ TEST_CASE("compare: bad input names the file, the JSON path, what was expected a
   CHECK(error_of(text, sample_report(10)) == "result.json: /memory/1/total_bytes: expected a number, found \"5 GiB\"");
   CHECK(error_of(json::array(), sample_report(10)) ==
         "result.json: expected a `trnsim run --json` report (a JSON object), found array");
+  // A zero step time would make any change infinite, or hide one where both are zero.
+  CHECK(error_of(sample_report(0), sample_report(0)) ==
+        "baseline.json: /results/step_time_s: expected a finite number > 0, found 0.0");
+  json sweep = sample_report(10);
+  sweep["kind"] = "trnsim-sweep";
+  CHECK(error_of(sweep, sample_report(10)) ==
+        "result.json: /kind: expected a `trnsim run --json` report, found a \"trnsim-sweep\" file");
   CHECK_THAT(error_of(sample_report(10), sample_report(10), {{"step-time", 0.01}}),
              Catch::StartsWith("--tolerance-for step-time: unknown metric (expected one of step_time, throughput"));
 }
@@ -216,5 +223,5 @@ TEST_CASE("compare: a change of exactly the tolerance passes despite rounding, a
   // negative here: the breakdown's parts, checked too, stay those of a 1 s step).
   json negative = sample_report(1.0);
   negative["results"]["step_time_s"] = -1.0;
-  CHECK_THAT(error_of(sample_report(1.0), negative), Catch::Contains("baseline.json: /results/step_time_s: expected a finite number >= 0"));
+  CHECK_THAT(error_of(sample_report(1.0), negative), Catch::Contains("baseline.json: /results/step_time_s: expected a finite number > 0, found -1.0"));
 }

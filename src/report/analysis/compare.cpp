@@ -24,7 +24,7 @@ constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
 // The value at `pointer` (a JSON pointer such as "/results/step_time_s"), required to be a
 // finite number; the error names the report, the pointer, what was expected and what was found.
-double number_at(const ReportDocument& r, const std::string& pointer) {
+double number_at(const ReportDocument& r, const std::string& pointer, bool positive = false) {
   const json::json_pointer p(pointer);
   if (!r.doc.contains(p)) throw InputError(fmt::format("{}: {}: missing (expected a number)", r.name, pointer));
   const json& v = r.doc.at(p);
@@ -34,8 +34,9 @@ double number_at(const ReportDocument& r, const std::string& pointer) {
   const double x = v.get<double>();
   // Every compared figure is a time, a rate, a fraction or a size: a negative one would turn the
   // direction of a regression around.
-  if (!std::isfinite(x) || x < 0)
-    throw InputError(fmt::format("{}: {}: expected a finite number >= 0, found {}", r.name, pointer, v.dump()));
+  if (!std::isfinite(x) || x < 0 || (positive && x == 0))
+    throw InputError(fmt::format("{}: {}: expected a finite number {} 0, found {}", r.name, pointer,
+                                 positive ? ">" : ">=", v.dump()));
   return x;
 }
 
@@ -43,6 +44,11 @@ void check_schema(const ReportDocument& r, int expected) {
   if (!r.doc.is_object()) {
     throw InputError(fmt::format("{}: expected a `trnsim run --json` report (a JSON object), found {}", r.name,
                                  r.doc.type_name()));
+  }
+  // Sweep and sensitivity files name their kind; a run report has none.
+  if (const auto kind = r.doc.find("kind"); kind != r.doc.end() && kind->is_string()) {
+    throw InputError(fmt::format("{}: /kind: expected a `trnsim run --json` report, found a \"{}\" file", r.name,
+                                 kind->get<std::string>()));
   }
   if (!r.doc.contains("schema_version")) {
     throw InputError(fmt::format("{}: /schema_version: missing (expected schema_version {}; is this a `trnsim run "
@@ -158,10 +164,11 @@ std::vector<CompareRow> compare_reports(const ReportDocument& result, const Repo
   for (const auto& metric : o.only) check_name("--metric", metric);
 
   std::vector<CompareRow> rows;
-  const auto both = [&](const std::string& pointer) {
-    return std::pair{number_at(baseline, pointer), number_at(result, pointer)};
+  const auto both = [&](const std::string& pointer, bool positive = false) {
+    return std::pair{number_at(baseline, pointer, positive), number_at(result, pointer, positive)};
   };
-  auto [b, r] = both("/results/step_time_s");
+  // A step takes time: 0 s would make any change infinite (or hide one where both are 0).
+  auto [b, r] = both("/results/step_time_s", true);
   rows.push_back(make_row("step_time", "s", Worse::Higher, b, r, o));
   std::tie(b, r) = both("/results/tokens_per_s");
   rows.push_back(make_row("throughput", "tokens/s", Worse::Lower, b, r, o));
