@@ -36,7 +36,9 @@ int compare(const CompareCommandOptions& o) {
     }
   }
   options.only = o.metrics;
-  const nlohmann::json result = config::read_json_file(o.result), baseline = config::read_json_file(o.baseline);
+  // Reports are trnsim's own output: a key given twice is not looked for (DuplicateKeys).
+  const nlohmann::json result = config::read_json_file(o.result, config::DuplicateKeys::LastWins),
+                       baseline = config::read_json_file(o.baseline, config::DuplicateKeys::LastWins);
   const auto rows = report::compare_reports({result, o.result}, {baseline, o.baseline}, options);
   fmt::print("{}", report::format_compare_table(rows, o.result, o.baseline));
   return report::any_regression(rows) ? 1 : 0;

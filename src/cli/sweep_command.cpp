@@ -174,7 +174,9 @@ struct MergeOptions {
 int run_merge_command(const MergeOptions& o) {
   check_output_paths({o.outputs.json_path, o.outputs.csv_path, o.outputs.html_path});
   std::vector<explore::SweepResult> parts;
-  for (const std::string& p : o.parts) parts.push_back(explore::sweep_from_json(config::read_json_file(p), p));
+  // Parts are trnsim's own output, up to gigabytes: a key given twice is not looked for (DuplicateKeys).
+  for (const std::string& p : o.parts)
+    parts.push_back(explore::sweep_from_json(config::read_json_file(p, config::DuplicateKeys::LastWins), p));
   return write_sweep_outputs(explore::merge_shards(std::move(parts), o.parts), o.outputs);
 }
 

@@ -55,8 +55,10 @@ std::vector<std::string> experiment_files(const std::vector<std::string>& inputs
       if (found.empty()) throw InputError(fmt::format("{}: no *.json experiment files in this directory", input));
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::is_regular_file(input, ec)) {
-      files.push_back(input);
+    } else if (fs::is_regular_file(input, ec) || fs::is_fifo(input, ec)) {
+      files.push_back(input);  // a pipe too (the shell's <(...)), as every command reads one
+    } else if (fs::exists(input, ec)) {
+      throw InputError(fmt::format("{}: expected an experiment file or a directory of them, found a device", input));
     } else {
       throw InputError(fmt::format("{}: no such file or directory", input));
     }

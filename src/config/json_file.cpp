@@ -1,10 +1,13 @@
 #include "trnsim/config/json_file.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -14,16 +17,89 @@
 namespace trnsim::config {
 namespace {
 
+// The parser quotes the token it stopped at, whole: a number of 5,000 digits, or a megabyte-long
+// string, would fill the terminal. Quoted runs past 60 characters keep their first 40.
+std::string shorten_quotes(const std::string& what) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < what.size()) {
+    const std::size_t open = what.find('\'', at);
+    const std::size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
+    if (close == std::string::npos) break;
+    out.append(what, at, open + 1 - at);
+    const std::size_t length = close - open - 1;
+    if (length > 60) out += fmt::format("{}... ({} characters)", what.substr(open + 1, 40), length);
+    else out.append(what, open + 1, length);
+    out += '\'';
+    at = close + 1;
+  }
+  out.append(what, std::min(at, what.size()), std::string::npos);
+  return out;
+}
+
 [[noreturn]] void invalid_json(const std::string& file, const nlohmann::json::exception& e) {
   // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ..."
   std::string what = e.what();
   if (const auto close = what.find("] "); close != std::string::npos) what = what.substr(close + 2);
-  throw InputError(fmt::format("{}: invalid JSON: {}", file, what));
+  throw InputError(fmt::format("{}: invalid JSON: {}", file, shorten_quotes(what)));
 }
+
+// A key given twice in one object: nlohmann keeps the last, silently (a second "model" would
+// replace the first). The path of each object is followed, key by key and index by index, so the
+// error names where the key repeats.
+class KeyPaths {
+ public:
+  explicit KeyPaths(const std::string& file) : file_(&file) {}
+  bool operator()(int, nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+      case E::object_start: frames_.push_back({true, {}, 0, {}}); break;
+      case E::array_start: frames_.push_back({false, {}, 0, {}}); break;
+      case E::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (std::find(f.keys.begin(), f.keys.end(), f.key) != f.keys.end()) {
+          const std::string key = f.key.size() > 60 ? f.key.substr(0, 40) + "..." : f.key;
+          frames_.pop_back();  // the path of the object that holds it
+          throw InputError(
+              fmt::format("{}: {}: key \"{}\" given twice (expected each key once in an object)", *file_, path(), key));
+        }
+        f.keys.push_back(f.key);
+        break;
+      }
+      case E::object_end:
+      case E::array_end:
+        frames_.pop_back();
+        next_element();
+        break;
+      case E::value: next_element(); break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::string key;          // an object's key being read
+    std::size_t index;        // an array's element being read
+    std::vector<std::string> keys;
+  };
+  void next_element() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+  std::string path() const {
+    std::string p;
+    for (const Frame& f : frames_) p += "/" + (f.object ? f.key : std::to_string(f.index));
+    return p.empty() ? "/" : p;
+  }
+
+  const std::string* file_;
+  std::vector<Frame> frames_;
+};
 
 }  // namespace
 
-nlohmann::json read_json_file(const std::string& path) {
+nlohmann::json read_json_file(const std::string& path, DuplicateKeys keys) {
   std::error_code ec;
   // An ifstream opens a directory on Linux and fails only on the first read, and reads a device
   // (/dev/zero) without end: say what it is. A pipe (a shell's <(...)) is read like a file.
@@ -45,12 +121,13 @@ nlohmann::json read_json_file(const std::string& path) {
                                    kMaxJsonFileBytes >> 30));
   }
   if (in.bad()) throw InputError(fmt::format("{}: cannot read file", path));
-  return parse_json_text(text, path);
+  return parse_json_text(text, path, keys);
 }
 
-nlohmann::json parse_json_text(const std::string& text, const std::string& file) {
+nlohmann::json parse_json_text(const std::string& text, const std::string& file, DuplicateKeys keys) {
   check_json_nesting(text, file);
   try {
+    if (keys == DuplicateKeys::Refused) return nlohmann::json::parse(text, KeyPaths(file));
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     invalid_json(file, e);

@@ -25,6 +25,16 @@ std::vector<T> axis_or(const std::vector<T>& given, T fallback) {
   return given.empty() ? std::vector<T>{fallback} : given;
 }
 
+// A value listed twice would simulate the same plans twice and rank them side by side. `name`
+// spells a value as the option takes it.
+template <typename T, typename Name>
+void require_distinct(const std::vector<T>& values, const char* option, Name name) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (values[j] == values[i])
+        throw InputError(fmt::format("{}: expected each value once, found {} listed twice", option, name(values[i])));
+}
+
 void check_axes(const SweepAxes& a) {
   require_at_least(a.tp, 1, "--tp");
   require_at_least(a.pp, 1, "--pp");
@@ -33,6 +43,15 @@ void check_axes(const SweepAxes& a) {
   require_at_least(a.virtual_stages, 1, "--virtual-stages");
   for (std::int64_t z : a.zero)
     if (z < 0 || z > 3) throw InputError(fmt::format("--zero: expected 0, 1, 2 or 3 (FSDP), found {}", z));
+  const auto number = [](std::int64_t v) { return std::to_string(v); };
+  require_distinct(a.tp, "--tp", number);
+  require_distinct(a.pp, "--pp", number);
+  require_distinct(a.dp, "--dp", number);
+  require_distinct(a.micro_batch, "--micro-batch", number);
+  require_distinct(a.virtual_stages, "--virtual-stages", number);
+  require_distinct(a.zero, "--zero", number);
+  require_distinct(a.recompute, "--recompute", [](workload::Recompute r) { return workload::recompute_text(r); });
+  require_distinct(a.sequence_parallel, "--sp", [](bool on) { return std::string(on ? "on" : "off"); });
 }
 
 }  // namespace

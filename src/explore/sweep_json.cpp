@@ -221,6 +221,28 @@ SweepResult sweep_from_json(const json& document, const std::string& name) {
   return out;
 }
 
+namespace {
+
+// Where a part's summary first differs from the first part's, as "/path: this against that", or
+// "" where they agree. Within the definition, the first change json::diff finds.
+std::string first_difference(const SweepSummary& s, const SweepSummary& first) {
+  const auto quoted = [](const json& v) {
+    std::string text = v.dump();
+    return text.size() > 60 ? text.substr(0, 40) + "..." : text;
+  };
+  if (s.experiment != first.experiment) return fmt::format("/experiment: {} against {}", quoted(s.experiment), quoted(first.experiment));
+  if (s.title != first.title) return fmt::format("/title: {} against {}", quoted(s.title), quoted(first.title));
+  if (s.points != first.points) return fmt::format("/points: {} against {}", s.points, first.points);
+  if (s.shards != first.shards) return fmt::format("/shards: {} against {}", s.shards, first.shards);
+  if (s.definition == first.definition) return "";
+  const json patch = json::diff(first.definition, s.definition);
+  const json::json_pointer at(patch.at(0).at("path").get<std::string>());
+  const auto value_in = [&at, &quoted](const json& d) { return d.contains(at) ? quoted(d.at(at)) : std::string("nothing"); };
+  return fmt::format("/definition{}: {} against {}", at.to_string(), value_in(s.definition), value_in(first.definition));
+}
+
+}  // namespace
+
 SweepResult merge_shards(std::vector<SweepResult> parts, const std::vector<std::string>& names) {
   if (parts.empty()) throw InputError("merge: expected at least one part");
   const SweepSummary& first = parts.front().summary;
@@ -228,11 +250,11 @@ SweepResult merge_shards(std::vector<SweepResult> parts, const std::vector<std::
   std::vector<std::pair<int, std::size_t>> ids;
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const SweepSummary& s = parts[k].summary;
-    if (s.experiment != first.experiment || s.title != first.title || s.definition != first.definition ||
-        s.points != first.points || s.shards != first.shards)
-      throw InputError(fmt::format("{}: not a shard of the same sweep as {} (the experiment file and its content, "
+    const std::string differs = first_difference(s, first);
+    if (!differs.empty())
+      throw InputError(fmt::format("{}: not a shard of the same sweep as {}: {} (the experiment file and its content, "
                                    "the plan lists, --set, --vary, --search and the shard count must agree)",
-                                   names[k], names.front()));
+                                   names[k], names.front(), differs));
     ids.emplace_back(s.shard, k);
   }
   std::sort(ids.begin(), ids.end());

@@ -16,6 +16,13 @@ Trace read_trace(const std::string& path) {
   if (fs::is_regular_file(path)) return read_trace_json(path);
   if (fs::exists(path + ".0.et")) return build_trace(read_chakra(path, ChakraEncoding::Binary));
   if (fs::exists(path + ".0.json")) return build_trace(read_chakra(path, ChakraEncoding::Json));
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw InputError(fmt::format("{}: expected a trnsim JSON trace at this path, or Chakra files {}.0.et or {}.0.json; "
+                                 "found a directory (a Chakra trace is named by its files' prefix, not their folder)",
+                                 path, path, path));
+  if (fs::exists(path, ec))
+    throw InputError(fmt::format("{}: expected a trnsim JSON trace at this path, found a device", path));
   throw InputError(fmt::format("{}: no such trace (expected a trnsim JSON trace at this path, or Chakra files {}.0.et or {}.0.json)",
                                path, path, path));
 }
