@@ -83,6 +83,8 @@ void read_works(const At& root, TraceDocument& doc) {
 void read_header(const At& root, TraceDocument& doc, bool works_read) {
   root.object({"format", "version", "cluster", "dtype", "total_ranks", "source", "groups", "pairs", "works", "ranks", "name", "note"});
   for (const char* k : {"format", "version", "total_ranks", "ranks"}) root.need(k);
+  for (const char* k : {"name", "note"})  // free text (traces/README.md): a number or a list is a mistake
+    if (root.has(k)) (void)root[k].string();
   if (root["format"].string() != "trnsim-trace") root["format"].fail("\"trnsim-trace\"", root["format"].j.dump());
   doc.version = static_cast<int>(root["version"].integer(1, 1000));
   if (doc.version != kTraceFormatVersion)
