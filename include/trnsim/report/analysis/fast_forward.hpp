@@ -24,9 +24,10 @@ namespace trnsim::report {
 // Contract: the report of the real plan `resolved` from `runs`, or nullopt when the two runs do
 // not line up (different simulated ranks or links): the caller replays the real plan. Throws
 // InternalError when options.critical_path asks for a critical path and runs.first has no
-// dependency edges (replay::FirstGraph::TasksOnly).
+// dependency edges (replay::FirstGraph::TasksOnly). `runs` is taken whole (moved in by
+// simulate_and_analyze): M1's link list becomes the real step's, written over, not copied.
 std::optional<StepReport> extrapolate_report(const replay::StepInput& input, const workload::ResolvedPlan& resolved,
-                                             const replay::FastForwardRuns& runs, const AnalyzeOptions& options = {});
+                                             replay::FastForwardRuns runs, const AnalyzeOptions& options = {});
 
 // Contract: the report of `resolved` (every field set) on `input`: fast-forwarded
 // (StepReport::fast_forward) when `fast_forward` is on, the plan's shape allows it and the
