@@ -436,8 +436,10 @@ class Builder {
 
   // Data-parallel gradient reduction in buckets of gradient_bucket_bytes: each bucket as soon as
   // its gradients are complete (overlapping the rest of the backward pass), or every bucket after
-  // the last backward task (DpReduction::AfterBackward). Routed experts' gradients go in buckets
-  // of their own on their data-parallel group (dp x cp / ep ranks; none when that is 1).
+  // the last backward task (DpReduction::AfterBackward). With ep > 1, routed experts' gradients go
+  // in buckets of their own on their data-parallel group (dp x cp / ep ranks; none when that is
+  // 1); at ep = 1 every rank holds every expert, and their gradients go with the dense ones, as
+  // fsdp_collective sends them (there is no expert-DP group then: CollectiveCalls has none).
   void emit_gradient_sync(RankState& st, const std::vector<GradientReady>& gradients) {
     const double gb = bytes(precision_.gradients);
     const bool after_backward = software_.overlap.dp_reduction == DpReduction::AfterBackward;
@@ -447,11 +449,13 @@ class Builder {
     // (fsdp_after_backward); ZeRO-2 still all-gathers the updated parameters in buckets.
     if (plan_.grad_dp() > 1 && !fsdp()) {
       const CollectiveOp op = zero_active() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
-      const bool expert_sync = plan_.grad_dp() / plan_.ep > 1;
+      const bool experts_apart = plan_.ep > 1;
+      const bool expert_sync = experts_apart && plan_.grad_dp() / plan_.ep > 1;
       double pending = 0, pending_experts = 0;
       for (std::size_t i = 0; i < gradients.size(); ++i) {
-        pending += gradients[i].params - gradients[i].experts;
-        pending_experts += gradients[i].experts;
+        const double experts = experts_apart ? gradients[i].experts : 0;
+        pending += gradients[i].params - experts;
+        pending_experts += experts;
         const bool last = i + 1 == gradients.size();
         const TaskId after = after_backward ? backward_end : gradients[i].task;
         if (pending * gb >= training_.gradient_bucket_bytes || last) {

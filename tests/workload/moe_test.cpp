@@ -186,6 +186,22 @@ TEST_CASE("moe: routed experts' gradients sync over their own data-parallel grou
   CHECK(expert_bytes == 2.0 * 32 * 3 * 256 * 128 * 2);
 }
 
+TEST_CASE("moe: at ep = 1 the experts' gradients sync with the dense ones over the whole DP group") {
+  // Every rank holds all 128 experts: 2 layers x 128 x 3 h f_e = 2 x 128 x 3 x 256 x 128 =
+  // 25,165,824 expert parameters, and the 1,115,392 dense ones of the test below (pp 1: the whole
+  // model on rank 0); bf16 gradients, 2 bytes: 52,562,432 bytes, every bucket on the DP group of 8.
+  // (Before, the experts went to an expert-DP group that does not exist at ep = 1: a crash.)
+  const StepGraph g = build_step(moe_model(), training(256, 16, 2), ep_plan(8, 1), plain_software(),
+                                 BuildOptions{.symmetric = false});
+  double bytes = 0;
+  for (const auto& t : g.tasks) {
+    if (t.rank != 0 || t.category != Category::DpComm) continue;
+    CHECK(g.groups_of(g.collectives[t.index]).group_size == 8);
+    bytes += g.collectives[t.index].bytes;
+  }
+  CHECK(bytes == 2.0 * (2.0 * 128 * 3 * 256 * 128 + 1115392));
+}
+
 TEST_CASE("moe: expert weights, gradients and optimizer states are sharded by EP, ZeRO-1 over each expert's DP group") {
   const ModelSpec m = moe_model();
   const TrainingSpec t = training(256, 16, 2);
