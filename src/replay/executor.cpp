@@ -254,7 +254,8 @@ class Run {
       const double demand = hbm_demand_[slot];
       if (demand > 0 && !(graph_.works[task.index].measured_s >= 0)) {
         const double h = options_.hbm_sharing.rank_hbm_bytes_per_s;
-        seconds = options_.hbm_sharing.task_seconds(task.index, h / (h + demand));
+        // The collectives draw at most what HBM delivers, so compute keeps at least half of it.
+        seconds = options_.hbm_sharing.task_seconds(task.index, h / (h + std::min(demand, h)));
       }
       seconds *= options_.comm_compute_slowdown;
     }

@@ -150,11 +150,11 @@ TEST_CASE("cli: an output that cannot be written fails the command before it wri
   // Outputs are checked before the simulation: the writable --json is not written either.
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("trnsim-outputs-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  const std::string json = (dir / "first.json").string(), csv = (dir / "missing" / "x.csv").string();
-  const auto r = run("run '" + example("tiny-trn1.json") + "' --json '" + json + "' --csv '" + csv + "'");
+  const std::string json_out = (dir / "first.json").string(), csv_out = (dir / "missing" / "x.csv").string();
+  const auto r = run("run '" + example("tiny-trn1.json") + "' --json '" + json_out + "' --csv '" + csv_out + "'");
   CHECK(r.code == 2);
-  CHECK_THAT(r.err, Catch::Contains(csv + ": cannot create the file"));
-  CHECK_FALSE(std::filesystem::exists(json));
+  CHECK_THAT(r.err, Catch::Contains(csv_out + ": cannot create the file"));
+  CHECK_FALSE(std::filesystem::exists(json_out));
   CHECK(std::filesystem::is_empty(dir));  // no temporary left behind
   std::filesystem::remove_all(dir);
 }

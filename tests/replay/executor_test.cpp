@@ -152,6 +152,29 @@ TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute 
   CHECK(replay::collective_hbm_bytes(workload::CollectiveOp::AllGather, 4, 1e6) == Approx(2 * 0.75 * 1e6));
 }
 
+TEST_CASE("executor: collectives draw no more HBM than it delivers: compute keeps at least half") {
+  // The test above with H = 1e9 B/s, a thousandth of D = 2.5e11 B/s: the network's figures would
+  // leave compute H / (H + D) = 1/251 of H, where the collective itself cannot draw more than H.
+  // Compute keeps H / (H + H) = 0.5: 3 us / 0.5 = 6 us. (An HBM of 0.001 GB/s beside 3,500 GB/s of
+  // DMA made a valid plan's task longer than the simulated clock holds.)
+  GraphBuilder b;
+  b.collective(0, 0);
+  const TaskId c = b.compute(0, 0);
+  StepGraph g = b.finish({0}, 1, 1);
+  g.collectives[0].op = workload::CollectiveOp::AllReduce;
+  g.collectives[0].bytes = 1e6;
+  g.group_sets = {workload::GroupSet{2, {0, 1}}};
+  g.collectives[0].group_set = 0;
+  sim::Engine engine;
+  test::ExpectingCommunicator comm(engine, usec(10));
+  const std::vector<double> seconds{3e-6};
+  replay::ExecutorOptions options;
+  options.hbm_sharing.rank_hbm_bytes_per_s = 1e9;
+  options.hbm_sharing.task_seconds = [](std::uint32_t, double share) { return 3e-6 / share; };
+  const auto tl = replay::execute(engine, g, seconds, comm, options);
+  CHECK(tl.spans[c].end == usec(6));
+}
+
 TEST_CASE("executor: a cycle is reported with its tasks when the replay ends, not hung") {
   SECTION("two tasks waiting for each other") {
     GraphBuilder b;

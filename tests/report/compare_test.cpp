@@ -174,9 +174,9 @@ TEST_CASE("compare: bad input names the file, the JSON path, what was expected a
   // A zero step time would make any change infinite, or hide one where both are zero.
   CHECK(error_of(sample_report(0), sample_report(0)) ==
         "baseline.json: /results/step_time_s: expected a finite number > 0, found 0.0");
-  json sweep = sample_report(10);
-  sweep["kind"] = "trnsim-sweep";
-  CHECK(error_of(sweep, sample_report(10)) ==
+  json sweep_file = sample_report(10);
+  sweep_file["kind"] = "trnsim-sweep";
+  CHECK(error_of(sweep_file, sample_report(10)) ==
         "result.json: /kind: expected a `trnsim run --json` report, found a \"trnsim-sweep\" file");
   CHECK_THAT(error_of(sample_report(10), sample_report(10), {{"step-time", 0.01}}),
              Catch::StartsWith("--tolerance-for step-time: unknown metric (expected one of step_time, throughput"));

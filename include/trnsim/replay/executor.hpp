@@ -34,7 +34,9 @@ namespace trnsim::replay {
 // receives is written there (a ring or halving-doubling rank receives what it sends), and a
 // reducing collective (all-reduce, reduce-scatter) also reads its local operand once:
 // HBM bytes = (2 x bus factor + r) x size, r = (n-1)/n when reducing, else 0, spread over the
-// collective's expected (closed-form) time.
+// collective's expected (closed-form) time. Compute keeps H / (H + min(D, H)) of H: the network's
+// figures set D, which an HBM far slower than the DMA engines (0.001 GB/s against 3,500) would
+// put orders of magnitude above H, while the collectives cannot draw more than H.
 struct HbmSharing {
   double rank_hbm_bytes_per_s = 0;  // H: the rank's sustained HBM bandwidth; 0 = not modelled
   // Duration of StepGraph::works[work] when compute keeps `share` (0, 1] of H. Called when a
