@@ -43,7 +43,10 @@ std::string preset_path(const std::string& kind, const std::string& subdir, cons
 // A preset's "name" must be its file name, so that a name always finds one file.
 void check_name(const nlohmann::json& document, const std::string& file, const std::string& name) {
   const auto it = document.find("name");
-  if (it != document.end() && it->is_string() && it->get<std::string>() != name)
+  // Checked here for every kind: the software preset's "name" is dropped before its fields are read.
+  if (it != document.end() && !it->is_string())
+    detail::fail(file, "/name", fmt::format("expected a string (\"{}\", the file's name), found {}", name, it->dump()));
+  if (it != document.end() && it->get<std::string>() != name)
     detail::fail(file, "/name", fmt::format("expected \"{}\" (the file's name), found \"{}\"", name,
                                             it->get<std::string>()));
 }

@@ -131,8 +131,9 @@ net::AlgorithmRule read_rule(ObjectReader r) {
   r.documentation();
   net::AlgorithmRule a;
   auto named = [&r](std::string_view key, auto parse) {
+    const std::string text = r.string(key);  // its own errors name the file and path already
     try {
-      return parse(r.string(key));
+      return parse(text);
     } catch (const InputError& e) {
       r.fail_at(key, e.what());
     }

@@ -321,8 +321,9 @@ void search(std::vector<PlanOutcome>& outcomes, std::vector<std::optional<Admitt
   }
 }
 
-// --vary paths must be distinct, and must not name a plan field the sweep itself sets (a list
-// axis, or any of them under --search): the swept value would silently replace the varied one.
+// --vary paths must be distinct, and neither they nor --set may name a plan field the sweep
+// itself sets (a list axis, or any of them under --search): the swept value would silently
+// replace the varied or set one.
 void check_vary(const SweepAxes& axes, bool searching) {
   const std::vector<std::pair<std::string, bool>> plan_fields{
       {"parallelism.tp", !axes.tp.empty()},
@@ -344,6 +345,14 @@ void check_vary(const SweepAxes& axes, bool searching) {
         throw InputError(fmt::format("--vary {}: the sweep sets this plan field itself ({}); give its values as the "
                                      "plan option instead",
                                      v.path, searching ? "--search" : "a list option or the derived dp"));
+  }
+  for (const std::string& o : axes.overrides) {
+    const std::string path = o.substr(0, o.find('='));
+    for (const auto& [field, swept] : plan_fields)
+      if (path == field && (swept || searching))
+        throw InputError(fmt::format("--set {}: the sweep sets this plan field itself ({}); give its values as the "
+                                     "plan option instead",
+                                     o, searching ? "--search" : "a list option or the derived dp"));
   }
 }
 

@@ -75,8 +75,8 @@ struct Builder {
     for (std::size_t g = 0; g < doc.groups.size(); ++g) {
       const GroupSet& set = doc.groups[g];
       if (set.group_size < 1 || set.ranks.empty() || set.ranks.size() % static_cast<std::size_t>(set.group_size) != 0)
-        fail(fmt::format("group {}: expected {} ranks in whole groups of size {}, found {} ranks", g,
-                         set.group_size < 1 ? "at least one group of at least 1 rank;" : "", set.group_size,
+        fail(fmt::format("group {}: expected {}ranks in whole groups of size {}, found {} ranks", g,
+                         set.group_size < 1 ? "at least one group of at least 1 rank; " : "", set.group_size,
                          set.ranks.size()));
       for (std::size_t i = 0; i < set.count(); ++i) {
         std::vector<std::int32_t> sorted(set.group(i).begin(), set.group(i).end());
