@@ -1,6 +1,9 @@
 // The field tables of the software specs (include/trnsim/workload/software.hpp): a software
 // preset (configs/software/*.json, or an experiment's "software" object expanded over it) and the
 // collective library it names (configs/collectives/*.json -> net::CollectivePolicy).
+#include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <limits>
 
 #include <fmt/core.h>
@@ -139,9 +142,20 @@ net::AlgorithmRule read_rule(ObjectReader r) {
     }
   };
   a.op = named("op", [](const std::string& t) { return net::parse_op(t); });
-  a.within_instance = named("within_instance", [](const std::string& t) { return net::parse_algorithm(t); });
-  a.across_instances = named("across_instances", [](const std::string& t) { return net::parse_algorithm(t); });
+  // A rule names what the library runs: auto and optimal would refer back to the rules or to no library.
+  const auto concrete = [](const std::string& t) {
+    const net::Algorithm algorithm = net::parse_algorithm(t);
+    if (std::find(std::begin(net::kConcreteAlgorithms), std::end(net::kConcreteAlgorithms), algorithm) ==
+        std::end(net::kConcreteAlgorithms))
+      throw InputError(fmt::format("expected an algorithm the library runs (ring, bidirectional-ring, hierarchical, "
+                                   "torus-2d, halving-doubling or direct), found \"{}\"", t));
+    return algorithm;
+  };
+  a.within_instance = named("within_instance", concrete);
+  a.across_instances = named("across_instances", concrete);
   a.max_bytes = r.has("max_bytes") ? r.number("max_bytes", {1, 1e18}) : std::numeric_limits<double>::infinity();
+  if (std::isfinite(a.max_bytes) && a.max_bytes != std::floor(a.max_bytes))
+    r.fail_at("max_bytes", fmt::format("expected a whole number of bytes, found {}", a.max_bytes));
   (void)r.raw("max_bytes");
   r.finish();
   return a;
