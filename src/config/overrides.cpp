@@ -32,6 +32,12 @@ Override parse_override(const std::string& text, const std::string& file) {
       throw InputError(fmt::format("{}: --set {}: empty key in path \"{}\"", file, text, text.substr(0, eq)));
     o.keys.push_back(key);
   }
+  // The instance's default software is read when presets expand, and only where the experiment
+  // names none: set afterwards it would change nothing.
+  if (o.keys == std::vector<std::string>{"cluster", "software"})
+    throw InputError(fmt::format("{}: --set {}: the cluster's default software is read when presets expand; choose the "
+                                 "software with --set software=NAME",
+                                 file, text));
   if (text.back() == '.')
     throw InputError(fmt::format("{}: --set {}: empty key in path \"{}\"", file, text, text.substr(0, eq)));
   const std::string value = text.substr(eq + 1);

@@ -49,6 +49,8 @@ json expand_presets(const json& document, const std::string& file) {
   if (!document.is_object()) fail(file, "", "expected an experiment object, found " + describe(document));
   json out = document;
   const PresetList known = list_presets();
+  // Where /cluster/software comes from when the experiment names none: its instance preset's file.
+  std::string software_file = file, software_file_path = "/cluster/software";
 
   if (out.contains("cluster") && out.at("cluster").is_object()) {
     json& cluster = out.at("cluster");
@@ -59,7 +61,12 @@ json expand_presets(const json& document, const std::string& file) {
       fail(file, "/cluster/instance", "expected an instance preset name, found " + describe(instance));
     const auto name = instance.get<std::string>();
     check_known(known.instances, name, "instance", file, "/cluster/instance");
-    json expanded = read_instance_json(name);
+    std::string instance_file;
+    json expanded = read_instance_json(name, &instance_file);
+    if (!cluster.contains("software") && expanded.contains("software")) {
+      software_file = instance_file;
+      software_file_path = "/software";
+    }
     expanded.erase("name");         // the cluster names it in "instance"
     deep_merge(expanded, cluster);  // the experiment's keys override the preset's
     cluster = std::move(expanded);
@@ -89,7 +96,8 @@ json expand_presets(const json& document, const std::string& file) {
       path = "/cluster/software";
     }
     if (!name.empty()) {
-      check_known(known.software, name, "software", file, path);
+      if (path == "/cluster/software") check_known(known.software, name, "software", software_file, software_file_path);
+      else check_known(known.software, name, "software", file, path);
       json expanded = read_software_json(name);
       expanded.erase("name");
       expanded["preset"] = name;

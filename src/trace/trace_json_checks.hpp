@@ -60,14 +60,14 @@ struct At {
   std::int64_t integer(std::int64_t lo, std::int64_t hi) const {
     if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
       fail(fmt::format("an integer in [{}, {}]", lo, hi), j.dump());
-    if (!j.is_number_integer()) fail(fmt::format("an integer in [{}, {}]", lo, hi), type_of(j));
+    if (!j.is_number_integer()) fail(fmt::format("an integer in [{}, {}]", lo, hi), j.is_number() ? j.dump() : type_of(j));
     const auto v = j.get<std::int64_t>();
     if (v < lo || v > hi) fail(fmt::format("an integer in [{}, {}]", lo, hi), j.dump());
     return v;
   }
   std::uint64_t id() const {
     if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<std::int64_t>() >= 0))
-      fail("a node id (an integer >= 0)", j.is_number_integer() ? j.dump() : type_of(j));
+      fail("a node id (an integer >= 0)", j.is_number() ? j.dump() : type_of(j));
     return j.get<std::uint64_t>();
   }
   void ids(std::vector<std::uint64_t>& out) const {
