@@ -101,7 +101,6 @@ int report_step(const RunOptions& o, const config::Experiment& ex, const report:
 }
 
 int run(const RunOptions& o) {
-  check_output_paths({o.json_path, o.csv_path, o.html_path, o.trace_path});
   std::vector<std::string> overrides = o.overrides;
   if (!o.network.empty()) overrides.push_back("network.model=" + o.network);
   const config::Experiment ex = config::load_experiment(o.experiment, overrides);
@@ -109,6 +108,8 @@ int run(const RunOptions& o) {
     fmt::print("{}\n", ex.resolved.dump(2));
     return 0;
   }
+  check_output_paths({o.json_path, o.html_path, o.trace_path});
+  if (!o.csv_path.empty()) report::check_append_csv(o.csv_path);
   replay::StepInput input = config::step_input(ex);
   input.max_memory_bytes = o.memory.bytes();
   report::TraceOptions trace;

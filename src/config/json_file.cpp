@@ -110,9 +110,16 @@ nlohmann::json read_json_file(const std::string& path, DuplicateKeys keys) {
     throw InputError(fmt::format("{}: expected a JSON file, found a device", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open file ({})", path, std::strerror(errno)));
-  // Read a chunk at a time up to a bound that no experiment, report or sweep file comes near, so
-  // that an endless pipe is an error, not an exhausted memory.
+  // A file is refused by its size before it is read; a pipe, a chunk at a time, at the same bound
+  // (an endless one is an error, not an exhausted memory).
   std::string text;
+  if (type == std::filesystem::file_type::regular) {
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxJsonFileBytes)
+      throw InputError(fmt::format("{}: expected a JSON file of at most {} GiB, found {:.1f} GiB", path,
+                                   kMaxJsonFileBytes >> 30, static_cast<double>(size) / (1 << 30)));
+    if (!ec) text.reserve(size);
+  }
   std::array<char, 1 << 16> chunk;
   while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
     text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));

@@ -340,16 +340,31 @@ void check_vary(const SweepAxes& axes, bool searching) {
     if (v.values.empty()) throw InputError(fmt::format("--vary {}: expected at least one value", v.path));
     for (std::size_t j = 0; j < i; ++j)
       if (axes.vary[j].path == v.path) throw InputError(fmt::format("--vary {}: given twice", v.path));
+    for (std::size_t a = 0; a < v.values.size(); ++a)
+      for (std::size_t b = 0; b < a; ++b)
+        if (v.values[a] == v.values[b])
+          throw InputError(fmt::format("--vary {}: expected each value once, found {} listed twice", v.path, v.values[a]));
     for (const auto& [field, swept] : plan_fields)
       if (v.path == field && (swept || searching))
         throw InputError(fmt::format("--vary {}: the sweep sets this plan field itself ({}); give its values as the "
                                      "plan option instead",
                                      v.path, searching ? "--search" : "a list option or the derived dp"));
   }
+  // --set: only the fields a point always takes from the sweep. The schedule is kept at one
+  // virtual stage and sequence parallelism under --search without --sp: a --set of them counts.
+  const std::vector<std::pair<std::string, bool>> set_by_sweep{
+      {"parallelism.tp", !axes.tp.empty() || searching},
+      {"parallelism.pp", !axes.pp.empty() || searching},
+      {"parallelism.dp", true},
+      {"training.micro_batch", !axes.micro_batch.empty() || searching},
+      {"parallelism.virtual_stages", !axes.virtual_stages.empty() || searching},
+      {"parallelism.recompute", !axes.recompute.empty() || searching},
+      {"parallelism.zero", !axes.zero.empty() || searching},
+      {"parallelism.sequence_parallel", !axes.sequence_parallel.empty()}};
   for (const std::string& o : axes.overrides) {
     const std::string path = o.substr(0, o.find('='));
-    for (const auto& [field, swept] : plan_fields)
-      if (path == field && (swept || searching))
+    for (const auto& [field, swept] : set_by_sweep)
+      if (path == field && swept)
         throw InputError(fmt::format("--set {}: the sweep sets this plan field itself ({}); give its values as the "
                                      "plan option instead",
                                      o, searching ? "--search" : "a list option or the derived dp"));

@@ -236,7 +236,9 @@ std::string first_difference(const SweepSummary& s, const SweepSummary& first) {
   if (s.shards != first.shards) return fmt::format("/shards: {} against {}", s.shards, first.shards);
   if (s.definition == first.definition) return "";
   const json patch = json::diff(first.definition, s.definition);
-  const json::json_pointer at(patch.at(0).at("path").get<std::string>());
+  json::json_pointer at(patch.at(0).at("path").get<std::string>());
+  // A list that grew or shrank: its element ("-" when appended) is in one part only, the list in both.
+  if (!at.empty() && (!first.definition.contains(at) || !s.definition.contains(at))) at = at.parent_pointer();
   const auto value_in = [&at, &quoted](const json& d) { return d.contains(at) ? quoted(d.at(at)) : std::string("nothing"); };
   return fmt::format("/definition{}: {} against {}", at.to_string(), value_in(s.definition), value_in(first.definition));
 }

@@ -13,7 +13,7 @@ using namespace trnsim::workload;  // the StepGraph a trace becomes
 
 Trace read_trace(const std::string& path) {
   namespace fs = std::filesystem;
-  if (fs::is_regular_file(path)) return read_trace_json(path);
+  if (fs::is_regular_file(path) || fs::is_fifo(path)) return read_trace_json(path);  // a pipe too, as every input
   if (fs::exists(path + ".0.et")) return build_trace(read_chakra(path, ChakraEncoding::Binary));
   if (fs::exists(path + ".0.json")) return build_trace(read_chakra(path, ChakraEncoding::Json));
   std::error_code ec;

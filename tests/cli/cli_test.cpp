@@ -156,6 +156,13 @@ TEST_CASE("cli: an output that cannot be written fails the command before it wri
   CHECK_THAT(r.err, Catch::Contains(csv_out + ": cannot create the file"));
   CHECK_FALSE(std::filesystem::exists(json_out));
   CHECK(std::filesystem::is_empty(dir));  // no temporary left behind
+  // A CSV of another kind is refused by its first line, before the JSON too.
+  const std::string other = (dir / "other.csv").string();
+  std::ofstream(other) << "name,value\nx,1\n";
+  const auto appended = run("run '" + example("tiny-trn1.json") + "' --json '" + json_out + "' --csv '" + other + "'");
+  CHECK(appended.code == 2);
+  CHECK_THAT(appended.err, Catch::Contains("cannot append: its first line is not the expected header"));
+  CHECK_FALSE(std::filesystem::exists(json_out));
   std::filesystem::remove_all(dir);
 }
 

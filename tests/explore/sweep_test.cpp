@@ -278,7 +278,7 @@ TEST_CASE("sweep: merge refuses parts of different sweeps and malformed parts", 
   b.micro_batch = {1, 2};
   // Same experiment, same point count (2), same shard count: only the definitions differ.
   const explore::SweepResult p0 = sweep(a, 1, 0, 2), p1 = sweep(b, 1, 1, 2);
-  CHECK_THROWS_WITH(explore::merge_shards({p0, p1}, {"a0", "b1"}), Catch::Contains("b1: not a shard of the same sweep as a0: /definition/"));
+  CHECK_THROWS_WITH(explore::merge_shards({p0, p1}, {"a0", "b1"}), Catch::Contains("b1: not a shard of the same sweep as a0: /definition/micro_batch: [1,2] against []"));
   CHECK_THROWS_WITH(explore::merge_shards({p0}, {"a0"}), Catch::Contains("shard 1/2 is missing"));
 
   json part = explore::to_json(sweep(a, 1, 0, 2));

@@ -153,7 +153,7 @@ TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute 
 }
 
 TEST_CASE("executor: collectives draw no more HBM than it delivers: compute keeps at least half") {
-  // The test above with H = 1e9 B/s, a thousandth of D = 2.5e11 B/s: the network's figures would
+  // The test above with H = 1e9 B/s, 1/250 of D = 2.5e11 B/s: the network's figures would
   // leave compute H / (H + D) = 1/251 of H, where the collective itself cannot draw more than H.
   // Compute keeps H / (H + H) = 0.5: 3 us / 0.5 = 6 us. (An HBM of 0.001 GB/s beside 3,500 GB/s of
   // DMA made a valid plan's task longer than the simulated clock holds.)

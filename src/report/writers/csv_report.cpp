@@ -50,6 +50,8 @@ std::string csv_row(const StepReport& r, const RunLabel& label) {
                      fits ? "true" : "false", r.findings.empty() ? std::string() : csv_field(r.findings.front().rule));
 }
 
+void check_append_csv(const std::string& path) { check_append_output_file(path, csv_header()); }
+
 void append_csv(const std::string& path, const StepReport& report, const RunLabel& label) {
   // A file of another kind or schema is refused by its first line.
   append_output_file(path, csv_header(), csv_row(report, label) + '\n');

@@ -145,6 +145,26 @@ void write_output_file(const std::string& path, const std::string& text) {
   write_output_file(path, [&text](std::ostream& out) { out << text; });
 }
 
+namespace {
+
+// An existing file's first line (without a trailing CR) must be `header` to be appended to.
+void check_first_line(const std::string& path, std::string first, const std::string& header) {
+  if (!first.empty() && first.back() == '\r') first.pop_back();
+  if (first != header)
+    throw InputError(fmt::format("{}: cannot append: its first line is not the expected header "
+                                 "(expected \"{}\", found \"{}\")",
+                                 path, header, first));
+}
+
+}  // namespace
+
+void check_append_output_file(const std::string& path, const std::string& header) {
+  check_output_file(path);
+  std::ifstream in(path, std::ios::binary);
+  std::string first;
+  if (in && std::getline(in, first) && !header.empty()) check_first_line(path, first, header);
+}
+
 void append_output_file(const std::string& path, const std::string& header, const std::string& text) {
   std::string content;
   {
@@ -163,12 +183,7 @@ void append_output_file(const std::string& path, const std::string& header, cons
     if (content.empty()) {
       content = header + '\n';
     } else {
-      std::string first = content.substr(0, content.find('\n'));
-      if (!first.empty() && first.back() == '\r') first.pop_back();
-      if (first != header)
-        throw InputError(fmt::format("{}: cannot append: its first line is not the expected header "
-                                     "(expected \"{}\", found \"{}\")",
-                                     path, header, first));
+      check_first_line(path, content.substr(0, content.find('\n')), header);
     }
   }
   content += text;

@@ -29,5 +29,8 @@ std::string csv_row(const StepReport& report, const RunLabel& label);
 // empty. Throws InputError when the file cannot be written, or when its first line is not this
 // header (a file of another kind or another schema).
 void append_csv(const std::string& path, const StepReport& report, const RunLabel& label);
+// Contract: throws what append_csv would throw for `path` before writing anything (a path that
+// cannot be created, a file of another kind by its first line); nothing otherwise.
+void check_append_csv(const std::string& path);
 
 }  // namespace trnsim::report

@@ -24,6 +24,10 @@ void write_output_file(const std::string& path, const std::string& text);
 // simulated or written.
 void check_output_file(const std::string& path);
 
+// Contract: check_output_file, and where `path` exists and is not empty, that append_output_file
+// would take it: its first line is `header` (the same InputError otherwise).
+void check_append_output_file(const std::string& path, const std::string& header);
+
 // Contract: appends `text` to `path` (created when missing) by rewriting it whole through
 // write_output_file: a reader sees the old content or the new one, never half a row. `header`,
 // when not empty, is written first into a missing or empty file; an existing file whose first line
