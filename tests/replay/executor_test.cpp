@@ -17,6 +17,14 @@ namespace {
 
 sim::Time usec(double v) { return sim::Time::seconds(v * 1e-6); }
 
+// The one collective of `g` made an all-reduce of 1 MB over ranks 0 and 1 (the HBM-sharing tests).
+void as_all_reduce_of_1mb(StepGraph& g) {
+  g.collectives[0].op = workload::CollectiveOp::AllReduce;
+  g.collectives[0].bytes = 1e6;
+  g.group_sets = {workload::GroupSet{2, {0, 1}}};
+  g.collectives[0].group_set = 0;
+}
+
 }  // namespace
 
 TEST_CASE("executor: a chain of compute tasks takes the sum of their times") {
@@ -129,10 +137,7 @@ TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute 
   b.edge(m, after);
   b.edge(c, after);
   StepGraph g = b.finish({0}, 1, 1);
-  g.collectives[0].op = workload::CollectiveOp::AllReduce;
-  g.collectives[0].bytes = 1e6;
-  g.group_sets = {workload::GroupSet{2, {0, 1}}};
-  g.collectives[0].group_set = 0;
+  as_all_reduce_of_1mb(g);
   sim::Engine engine;
   test::ExpectingCommunicator comm(engine, usec(10));
   const std::vector<double> seconds{3e-6};
@@ -161,10 +166,7 @@ TEST_CASE("executor: collectives draw no more HBM than it delivers: compute keep
   b.collective(0, 0);
   const TaskId c = b.compute(0, 0);
   StepGraph g = b.finish({0}, 1, 1);
-  g.collectives[0].op = workload::CollectiveOp::AllReduce;
-  g.collectives[0].bytes = 1e6;
-  g.group_sets = {workload::GroupSet{2, {0, 1}}};
-  g.collectives[0].group_set = 0;
+  as_all_reduce_of_1mb(g);
   sim::Engine engine;
   test::ExpectingCommunicator comm(engine, usec(10));
   const std::vector<double> seconds{3e-6};
