@@ -107,6 +107,21 @@ std::string resolve_target(const std::string& path) {
   return path;
 }
 
+// Where an output to `path` goes: its target, replaced through a temporary beside it, or written
+// in place where it is a device or a pipe (no rename possible). InputError for a directory there.
+struct Destination {
+  std::string target;
+  bool in_place = false;
+};
+Destination destination_of(const std::string& path) {
+  Destination d{resolve_target(path)};
+  std::error_code ec;
+  const fs::file_status status = fs::status(d.target, ec);
+  if (fs::is_directory(status)) throw InputError(fmt::format("{}: cannot write the file: it is a directory", path));
+  d.in_place = fs::exists(status) && !fs::is_regular_file(status);
+  return d;
+}
+
 void write_stream(const std::string& file, const std::string& shown, std::ios::openmode mode,
                   const std::function<void(std::ostream&)>& write) {
   std::ofstream out(file, std::ios::binary | mode);
@@ -119,24 +134,19 @@ void write_stream(const std::string& file, const std::string& shown, std::ios::o
 }  // namespace
 
 void check_output_file(const std::string& path) {
-  const std::string target = resolve_target(path);
-  std::error_code ec;
-  const fs::file_status status = fs::status(target, ec);
-  if (fs::is_directory(status)) throw InputError(fmt::format("{}: cannot write the file: it is a directory", path));
-  if (fs::exists(status) && !fs::is_regular_file(status)) return;  // a device or a pipe: written in place
-  const Temporary probe(target);  // not committed: removed here
+  const Destination d = destination_of(path);
+  if (!d.in_place) {
+    const Temporary probe(d.target);  // not committed: removed at the end of this block
+  }
 }
 
 void write_output_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  const std::string target = resolve_target(path);
-  std::error_code ec;
-  const fs::file_status status = fs::status(target, ec);
-  if (fs::is_directory(status)) throw InputError(fmt::format("{}: cannot write the file: it is a directory", path));
-  if (fs::exists(status) && !fs::is_regular_file(status)) {
-    write_stream(target, path, std::ios::out, write);  // a device or a pipe: no rename possible
+  const Destination d = destination_of(path);
+  if (d.in_place) {
+    write_stream(d.target, path, std::ios::out, write);
     return;
   }
-  Temporary temporary(target);
+  Temporary temporary(d.target);
   write_stream(temporary.name(), path, std::ios::trunc, write);
   temporary.commit();
 }
