@@ -11,6 +11,7 @@
 
 #include <fmt/core.h>
 
+#include "json_reader.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/json_nesting.hpp"
 
@@ -18,7 +19,7 @@ namespace trnsim::config {
 namespace {
 
 // The parser quotes the token it stopped at, whole: a number of 5,000 digits, or a megabyte-long
-// string, would fill the terminal. Quoted runs past 60 characters keep their first 40.
+// string, would fill the terminal. Each quoted run is shortened.
 std::string shorten_quotes(const std::string& what) {
   std::string out;
   std::size_t at = 0;
@@ -27,9 +28,7 @@ std::string shorten_quotes(const std::string& what) {
     const std::size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
     if (close == std::string::npos) break;
     out.append(what, at, open + 1 - at);
-    const std::size_t length = close - open - 1;
-    if (length > 60) out += fmt::format("{}... ({} characters)", what.substr(open + 1, 40), length);
-    else out.append(what, open + 1, length);
+    out += detail::shortened(std::string_view(what).substr(open + 1, close - open - 1));
     out += '\'';
     at = close + 1;
   }
@@ -59,7 +58,7 @@ class KeyPaths {
         Frame& f = frames_.back();
         f.key = parsed.get<std::string>();
         if (std::find(f.keys.begin(), f.keys.end(), f.key) != f.keys.end()) {
-          const std::string key = f.key.size() > 60 ? f.key.substr(0, 40) + "..." : f.key;
+          const std::string key = detail::shortened(f.key);
           frames_.pop_back();  // the path of the object that holds it
           throw InputError(
               fmt::format("{}: {}: key \"{}\" given twice (expected each key once in an object)", *file_, path(), key));
@@ -87,9 +86,10 @@ class KeyPaths {
   void next_element() {
     if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
   }
+  // As every other message of a configuration file writes it (child_path: escaped, shortened).
   std::string path() const {
     std::string p;
-    for (const Frame& f : frames_) p += "/" + (f.object ? f.key : std::to_string(f.index));
+    for (const Frame& f : frames_) p = detail::child_path(p, f.object ? f.key : std::to_string(f.index));
     return p.empty() ? "/" : p;
   }
 

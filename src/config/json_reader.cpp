@@ -36,18 +36,18 @@ std::string describe(const json& value) {
   }
 }
 
+std::string shortened(std::string_view text) {
+  if (text.size() <= 60) return std::string(text);
+  return fmt::format("{}... ({} characters)", text.substr(0, 40), text.size());
+}
+
 std::string child_path(const std::string& path, std::string_view key) {
-  // A path names where an error is, in one line: a key of a megabyte is shown by its start.
-  constexpr std::size_t kShown = 40;
-  const std::size_t length = key.size();
-  if (length > 60) key = key.substr(0, kShown);
   std::string escaped;
-  for (const char c : key) {
+  for (const char c : shortened(key)) {
     if (c == '~') escaped += "~0";
     else if (c == '/') escaped += "~1";
     else escaped += c;
   }
-  if (length > 60) escaped += fmt::format("... ({} characters)", length);
   return path + "/" + escaped;
 }
 

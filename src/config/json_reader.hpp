@@ -27,7 +27,11 @@ void in_file(const std::string& file, const std::function<void()>& check);
 // A short rendering of a found value for messages: 12, "eight", null, an object, an array.
 std::string describe(const json& value);
 
-// Appends one key to a JSON pointer, escaping '~' and '/'.
+// A text for a one-line message: as it is up to 60 characters, else its first 40 and its length
+// ("abc... (1000000 characters)"): a key of a megabyte or a number of 5,000 digits.
+std::string shortened(std::string_view text);
+
+// Appends one key (shortened) to a JSON pointer, escaping '~' and '/'.
 std::string child_path(const std::string& path, std::string_view key);
 
 // The physical range of a numeric field, in its key's unit.
