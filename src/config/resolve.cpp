@@ -49,8 +49,9 @@ json expand_presets(const json& document, const std::string& file) {
   if (!document.is_object()) fail(file, "", "expected an experiment object, found " + describe(document));
   json out = document;
   const PresetList known = list_presets();
-  // Where /cluster/software comes from when the experiment names none: its instance preset's file.
-  std::string software_file = file, software_file_path = "/cluster/software";
+  // Where /cluster/software is written: the experiment, or its instance preset's file when the
+  // experiment names none (an unknown name is that file's mistake).
+  std::string cluster_software_file = file, cluster_software_path = "/cluster/software";
 
   if (out.contains("cluster") && out.at("cluster").is_object()) {
     json& cluster = out.at("cluster");
@@ -64,8 +65,8 @@ json expand_presets(const json& document, const std::string& file) {
     std::string instance_file;
     json expanded = read_instance_json(name, &instance_file);
     if (!cluster.contains("software") && expanded.contains("software")) {
-      software_file = instance_file;
-      software_file_path = "/software";
+      cluster_software_file = instance_file;
+      cluster_software_path = "/software";
     }
     expanded.erase("name");         // the cluster names it in "instance"
     deep_merge(expanded, cluster);  // the experiment's keys override the preset's
@@ -76,7 +77,7 @@ json expand_presets(const json& document, const std::string& file) {
   // preset's default. The preset's keys under the experiment's, "preset" naming it.
   {
     std::string name;
-    std::string path = "/software";
+    std::string named_in = file, path = "/software";
     json overrides = json::object();
     if (out.contains("software")) {
       const json& software = out.at("software");
@@ -93,11 +94,11 @@ json expand_presets(const json& document, const std::string& file) {
     } else if (out.contains("cluster") && out.at("cluster").is_object() && out.at("cluster").contains("software") &&
                out.at("cluster").at("software").is_string()) {
       name = out.at("cluster").at("software").get<std::string>();
-      path = "/cluster/software";
+      named_in = cluster_software_file;
+      path = cluster_software_path;
     }
     if (!name.empty()) {
-      if (path == "/cluster/software") check_known(known.software, name, "software", software_file, software_file_path);
-      else check_known(known.software, name, "software", file, path);
+      check_known(known.software, name, "software", named_in, path);
       json expanded = read_software_json(name);
       expanded.erase("name");
       expanded["preset"] = name;
