@@ -335,6 +335,11 @@ void check_vary(const SweepAxes& axes, bool searching) {
       {"parallelism.recompute", !axes.recompute.empty()},
       {"parallelism.zero", !axes.zero.empty()},
       {"parallelism.sequence_parallel", !axes.sequence_parallel.empty()}};
+  const auto refuse = [searching](const std::string& option) {
+    throw InputError(fmt::format("{}: the sweep sets this plan field itself ({}); give its values as the plan option "
+                                 "instead",
+                                 option, searching ? "--search" : "a list option or the derived dp"));
+  };
   for (std::size_t i = 0; i < axes.vary.size(); ++i) {
     const VaryAxis& v = axes.vary[i];
     if (v.values.empty()) throw InputError(fmt::format("--vary {}: expected at least one value", v.path));
@@ -345,10 +350,7 @@ void check_vary(const SweepAxes& axes, bool searching) {
         if (v.values[a] == v.values[b])
           throw InputError(fmt::format("--vary {}: expected each value once, found {} listed twice", v.path, v.values[a]));
     for (const auto& [field, swept] : plan_fields)
-      if (v.path == field && (swept || searching))
-        throw InputError(fmt::format("--vary {}: the sweep sets this plan field itself ({}); give its values as the "
-                                     "plan option instead",
-                                     v.path, searching ? "--search" : "a list option or the derived dp"));
+      if (v.path == field && (swept || searching)) refuse("--vary " + v.path);
   }
   // --set: only the fields a point always takes from the sweep. The schedule is kept at one
   // virtual stage and sequence parallelism under --search without --sp: a --set of them counts.
@@ -364,10 +366,7 @@ void check_vary(const SweepAxes& axes, bool searching) {
   for (const std::string& o : axes.overrides) {
     const std::string path = o.substr(0, o.find('='));
     for (const auto& [field, swept] : set_by_sweep)
-      if (path == field && swept)
-        throw InputError(fmt::format("--set {}: the sweep sets this plan field itself ({}); give its values as the "
-                                     "plan option instead",
-                                     o, searching ? "--search" : "a list option or the derived dp"));
+      if (path == field && swept) refuse("--set " + o);
   }
 }
 
