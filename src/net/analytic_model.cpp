@@ -137,15 +137,20 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
     int src = -1, dst = -1;
     const Route* route = nullptr;  // valid until the next path(), which only image() calls
     sim::Time time;
-    int translates = -1;  // whether every link of the route has an image in later units; -1: not asked yet
+    int period = -1;  // its route's (UnitTranslation::period_of); -1: not asked yet
   } last;
+  std::vector<std::int8_t> ranges;  // of the last image's links (UnitTranslation::range_of)
   const auto image = [&](int src, int dst) -> Image& {
     if (src != last.src || dst != last.dst) {
       last = Image{src, dst, &router.path(src, dst), {}, -1};
       last.time = context_.transfer_time(*last.route, bytes);
+      ranges.clear();
+      for (const LinkId l : router.links(*last.route)) ranges.push_back(static_cast<std::int8_t>(translation.range_of(l)));
     }
     return last;
   };
+  UnitTranslation::Offset moved_by{-1, -1};  // the last pair's shift, and how it moves links
+  UnitTranslation::Mover move;
   AnalyticResult all;
   for (const auto& [src, dst] : context_.pair_sets[set]) {
     // The pair moved back into unit 0 and to core 0 where it can be (as GroupSetPricing moves a
@@ -157,17 +162,19 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
     const int moved = units * translation.ranks_per_unit + cores;
     Image* at = &image(src - moved, dst - moved);
     if (units > 0) {
-      if (at->translates < 0) {
-        const auto links = router.links(*at->route);
-        at->translates = std::all_of(links.begin(), links.end(), [&](LinkId l) { return translation.translates(l); });
-      }
-      if (at->translates == 0) {
-        units = 0;  // a link of the image does not translate: the core shift alone
+      if (at->period < 0) at->period = translation.period_of(router.links(*at->route));
+      if (at->period == 0 || units % at->period != 0) {
+        units = 0;  // a link of the image has no image `units` on: the core shift alone
         at = &image(src - cores, dst - cores);
       }
     }
     all.time = std::max(all.time, at->time);
-    for (LinkId l : router.links(*at->route)) set_tally_.add(translation.image(l, units, cores), bytes);
+    if (units != moved_by.units || cores != moved_by.cores) {
+      moved_by = {units, cores};
+      move = translation.mover(units, cores);
+    }
+    const auto links = router.links(*at->route);
+    for (std::size_t i = 0; i < links.size(); ++i) set_tally_.add(move.at(links[i], ranges[i]), bytes);
   }
   all.link_bytes = set_tally_.take();
   return add_set_call(key, std::move(all));

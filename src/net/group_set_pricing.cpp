@@ -82,12 +82,17 @@ AnalyticResult GroupSetPricing::price(const Collective& c, ReplicaSetId set) {
       continue;
     }
     auto image = std::find_if(image_bytes_.begin(), image_bytes_.end(),
-                              [&](const auto& known) { return known.first == ref.plan; });
+                              [&](const ImageBytes& known) { return known.plan == ref.plan; });
     if (image == image_bytes_.end()) {
-      image_bytes_.emplace_back(ref.plan, group_bytes(plan, size));
+      ImageBytes& added = image_bytes_.emplace_back(ImageBytes{ref.plan, group_bytes(plan, size), {}});
+      added.ranges.reserve(added.bytes.size());
+      for (const auto& [link, bytes] : added.bytes) added.ranges.push_back(static_cast<std::int8_t>(translation.range_of(link)));
       image = image_bytes_.end() - 1;
     }
-    for (const auto& [link, bytes] : image->second) set_tally_.add(translation.image(link, ref.units, ref.cores), bytes);
+    const UnitTranslation::Mover move = translation.mover(ref.units, ref.cores);
+    for (std::size_t i = 0; i < image->bytes.size(); ++i) {
+      set_tally_.add(move.at(image->bytes[i].first, image->ranges[i]), image->bytes[i].second);
+    }
   }
   all.link_bytes = set_tally_.take();
   return all;
@@ -95,7 +100,7 @@ AnalyticResult GroupSetPricing::price(const Collective& c, ReplicaSetId set) {
 
 sim::Time GroupSetPricing::time_of(const Collective& c) {
   const Algorithm a = context_.closed_form.choose(c);
-  const std::uint32_t shape = shared_.plans[find_or_schedule(c, a)].shape;
+  const std::uint32_t shape = shared_.plans[image_plan(c, a).plan - 1].shape;
   return sized(shape, c, a).time;
 }
 
@@ -116,22 +121,24 @@ GroupSetPricing::GroupRef GroupSetPricing::plan_of(const Collective& group, Algo
                             static_cast<std::uint64_t>(a);
   std::vector<GroupRef>& per_group = plan_index_[key];
   if (per_group.empty()) per_group.assign(context_.group_sets[set].count(), GroupRef{});
-  if (per_group[g].plan != 0) return per_group[g];
-  // The group moved back into unit 0 (if it lies inside a later one) and to core 0 of its chips.
+  if (per_group[g].plan == 0) per_group[g] = image_plan(group, a);
+  return per_group[g];
+}
+
+GroupSetPricing::GroupRef GroupSetPricing::image_plan(const Collective& group, Algorithm a) {
+  // The group moved back into unit 0 (if it lies inside a later one), by whole Clos periods (if it
+  // spans units), and to core 0 of its chips.
   const UnitTranslation& translation = context_.router.translation();
   auto [units, cores] = translation.offset_of(group.ranks);
   for (int attempt = 0; attempt < 2 && (units > 0 || cores > 0); ++attempt) {
     image_ranks_.assign(group.ranks.begin(), group.ranks.end());
     for (int& r : image_ranks_) r -= units * translation.ranks_per_unit + cores;
     const std::uint32_t image = find_or_schedule(Collective{group.op, image_ranks_, group.bytes, group.algorithm}, a);
-    if (units == 0 || shared_.plans[image].translates) {
-      per_group[g] = GroupRef{image + 1, units, cores};
-      return per_group[g];
-    }
-    units = 0;  // a link of the image does not translate: the core shift alone
+    const int period = shared_.plans[image].period;
+    if (units == 0 || (period > 0 && units % period == 0)) return GroupRef{image + 1, units, cores};
+    units = 0;  // a link of the image has no image `units` on: the core shift alone
   }
-  per_group[g] = GroupRef{find_or_schedule(group, a) + 1, 0, 0};
-  return per_group[g];
+  return GroupRef{find_or_schedule(group, a) + 1, 0, 0};
 }
 
 std::uint32_t GroupSetPricing::find_or_schedule(const Collective& group, Algorithm a) {
@@ -155,11 +162,13 @@ std::uint32_t GroupSetPricing::find_or_schedule(const Collective& group, Algorit
   const std::span<const TransferTerms> terms{shared_.terms.data() + plan.first, plan.count};
   const UnitTranslation& translation = context_.router.translation();
   const Router& router = context_.router;
-  plan.translates = translation.units > 0 && std::all_of(terms.begin(), terms.end(), [&](const TransferTerms& t) {
-                      const auto links = router.links(t.route);
-                      return std::all_of(links.begin(), links.end(), [&](LinkId l) { return translation.translates(l); }) &&
-                             (t.reduce_link < 0 || translation.translates(t.reduce_link));
-                    });
+  // Its period: the largest of its links' (1 or the Clos's), 0 once one does not translate.
+  plan.period = translation.units > 0 ? 1 : 0;
+  for (std::size_t i = 0; i < terms.size() && plan.period > 0; ++i) {
+    const int route = translation.period_of(router.links(terms[i].route));
+    const int reduce = terms[i].reduce_link < 0 ? 1 : translation.period(terms[i].reduce_link);
+    plan.period = route == 0 || reduce == 0 ? 0 : std::max({plan.period, route, reduce});
+  }
   const auto id = static_cast<std::uint32_t>(shared_.plans.size());
   plan.shape = shape_of(group_shape_key(group, s, terms), id);
   shared_.plans.push_back(std::move(plan));

@@ -47,7 +47,7 @@ struct GroupTerms {
     std::uint32_t shape = 0;  // into shapes
     std::uint32_t first = 0;  // its transfers' terms: terms[first, first + count), schedule order
     std::uint32_t count = 0;
-    bool translates = false;  // every link of its routes translates (UnitTranslation::shift)
+    int period = 0;  // its links' (UnitTranslation::period_of): 0 when one does not translate
   };
   struct Shape {
     std::vector<double> key;  // what equality of shapes compares (group_shape_key)
@@ -91,8 +91,8 @@ class GroupSetPricing {
   // group the algorithm cannot run).
   AnalyticResult price(const Collective& c, ReplicaSetId set);
   // Contract: the closed-form time of `c` alone (ClosedForm::estimate(c), to the picosecond),
-  // from its plan on the fabric (scheduled and routed now if it is new: a set's first call
-  // containing the group finds it). Throws what make_schedule throws.
+  // from its plan on the fabric or its image's, as price() finds them (scheduled and routed now if
+  // new: a set's first call containing the group finds it). Throws what make_schedule throws.
   sim::Time time_of(const Collective& c);
 
  private:
@@ -105,7 +105,9 @@ class GroupSetPricing {
   using LinkBytes = std::vector<std::pair<LinkId, double>>;
 
   Collective group_call(const Collective& c, ReplicaSetId set, std::size_t g) const;
-  GroupRef plan_of(const Collective& group, Algorithm a, ReplicaSetId set, std::size_t g);
+  GroupRef plan_of(const Collective& group, Algorithm a, ReplicaSetId set, std::size_t g);  // image_plan, kept per group
+  // The plan of the group's image (UnitTranslation::offset_of) where its links translate, else its own.
+  GroupRef image_plan(const Collective& group, Algorithm a);
   std::uint32_t find_or_schedule(const Collective& group, Algorithm a);
   // The group tally of `plan` at `size`: its transfers' bytes per link, each link once (in the
   // order its transfers first cross them).
@@ -120,8 +122,14 @@ class GroupSetPricing {
   LinkTally& group_tally_;  // one group's link bytes
   LinkTally& set_tally_;    // the set's
   std::vector<int> image_ranks_;  // scratch: a group's ranks shifted into unit 0
-  // Within one price(): the group tallies of the plans translated groups are images of.
-  std::vector<std::pair<std::uint32_t, LinkBytes>> image_bytes_;
+  // Within one price(): the group tallies of the plans translated groups are images of, with
+  // each link's range (UnitTranslation::range_of).
+  struct ImageBytes {
+    std::uint32_t plan = 0;
+    LinkBytes bytes;
+    std::vector<std::int8_t> ranges;
+  };
+  std::vector<ImageBytes> image_bytes_;
 };
 
 }  // namespace trnsim::net

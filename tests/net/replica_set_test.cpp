@@ -296,6 +296,89 @@ TEST_CASE("network: groups inside later UltraServers cost what one call per grou
   }
 }
 
+// Eight UltraServers like ultraserver_cluster()'s (128 ranks each: rank r is chip r / 2, its
+// instance chip / 16 and rail chip mod 16), leaves of 8 instances (two UltraServers) and 4 spines:
+// the Clos translates by whole leaf groups, a period of two UltraServers.
+hw::ClusterSpec clos_period_cluster() {
+  auto c = ultraserver_cluster(8);
+  c.fabric.leaf_radix = 8;
+  return c;
+}
+
+// Four ranks in UltraServers u and v, `core` cores into their chips: ranks 0 and 36 of u (chip
+// 0, rail 0 of its first instance; chip 18, rail 2 of its second), ranks 10 and 98 of v (chip 5,
+// rail 5 of its first; chip 49, rail 1 of its fourth). Its ring crosses rails, so its routes
+// between instances go over spines.
+std::vector<int> across(int u, int v, int core = 0) {
+  return {128 * u + core, 128 * u + 36 + core, 128 * v + 10 + core, 128 * v + 98 + core};
+}
+
+TEST_CASE("network: groups across UltraServers cost what one call per group costs, as images whole leaf groups back") {
+  // A group across several UltraServers is priced as the image of the group that many whole Clos
+  // periods (leaf groups of instances) back, its EFA ports, uplinks and downlinks shifted
+  // (net-internal unit_translation.hpp; the spine of a pair depends on its place in the leaf group
+  // and its offsets, router.hpp). One start() per group routes each group itself. Both must give
+  // the same completion and, link by link, the same bytes.
+  const auto c = clos_period_cluster();
+  const double s = 6e6;
+  const std::vector<std::vector<int>> groups{
+      across(0, 2),     // its own plan
+      across(4, 6),     // the image of the first, 4 UltraServers (two periods) on
+      across(1, 3),     // its own plan (UltraServer 1 is no whole period)
+      across(5, 7),     // the image of the last, 4 on
+      across(3, 5),     // its image 2 back, (1, 3): the same plan as the third
+      across(2, 3),     // its image 2 back, (0, 1): scheduled for it, then moved
+      across(0, 2, 1),  // the first one core on: its image the first
+  };
+  for (const CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather}) {
+    INFO("op " << static_cast<int>(op));
+    std::vector<std::int32_t> ranks;
+    for (const auto& g : groups) ranks.insert(ranks.end(), g.begin(), g.end());
+    sim::Engine each_engine, set_engine;
+    const auto each_fabric = std::make_shared<net::Fabric>(c);
+    const auto set_fabric = std::make_shared<net::Fabric>(c);
+    net::Network each(each_fabric, NetworkModelKind::Analytic, each_engine);
+    net::Network sets(set_fabric, NetworkModelKind::Analytic, set_engine);
+    sim::Time each_last, set_done;
+    for (const auto& g : groups) {
+      each.start(net::Collective{op, g, s, Algorithm::Ring}, [&] { each_last = std::max(each_last, each_engine.now()); });
+    }
+    each_engine.run();
+    sets.start_group_set(net::Collective{op, {}, s, Algorithm::Ring}, sets.add_group_set(ranks, 4),
+                         [&] { set_done = set_engine.now(); });
+    set_engine.run();
+    CHECK(set_done == each_last);
+    CHECK(set_engine.events_processed() == 1);
+    // The rings cross rails between instances, so over spines: the test covers the Clos's images.
+    CHECK(same_links(each, sets, net::LinkKind::ClosUplink) > 0);
+    // The groups 2 and 4 UltraServers on were not routed: only their images.
+    CHECK(set_fabric->router.cached_routes() < each_fabric->router.cached_routes());
+  }
+}
+
+TEST_CASE("network: pairs across UltraServers cost what one transfer per pair costs, as images whole leaf groups back") {
+  // The Clos period of clos_period_cluster() is two UltraServers: a pair from UltraServer u to v
+  // is priced as the pair 2 floor(u / 2) UltraServers back. One start_transfer() per pair routes
+  // each pair itself. Both must give the same completion and, link by link, the same bytes.
+  const auto c = clos_period_cluster();
+  const double bytes = 5e6;
+  std::vector<std::pair<std::int32_t, std::int32_t>> pairs;
+  for (int u = 0; u < 6; ++u) {
+    pairs.emplace_back(128 * u, 128 * (u + 2) + 98);        // chip 0 -> chip 49 two UltraServers on: rail 0 -> 1
+    pairs.emplace_back(128 * u + 1, 128 * (u + 2) + 99);    // its twin one core on
+    if (u < 4) pairs.emplace_back(128 * u + 36, 128 * (u + 4) + 10);  // rail 2 -> 5, four on
+  }
+  sim::Engine each_engine, set_engine;
+  const auto each_fabric = std::make_shared<net::Fabric>(c);
+  const auto set_fabric = std::make_shared<net::Fabric>(c);
+  net::Network each(each_fabric, NetworkModelKind::Analytic, each_engine);
+  net::Network sets(set_fabric, NetworkModelKind::Analytic, set_engine);
+  CHECK(pair_set_time(sets, set_engine, pairs, bytes) == last_transfer_time(each, each_engine, pairs, bytes));
+  CHECK(same_links(each, sets, net::LinkKind::ClosUplink) > 0);
+  // The pairs from UltraServers 2 to 5 were not routed: only their images from 0 and 1.
+  CHECK(set_fabric->router.cached_routes() < each_fabric->router.cached_routes());
+}
+
 TEST_CASE("network: pairs inside later UltraServers and on later cores cost what one transfer per pair costs") {
   // Three UltraServers like the test above's. The analytic model prices a pair inside
   // UltraServer u as the image of the same pair in UltraServer 0, and a pair c cores into its
@@ -352,28 +435,31 @@ TEST_CASE("network: the analytic model's expected time of a collective is its cl
   // shape's time per size); estimate() schedules and prices the collective afresh. The cluster
   // of the tests above: a torus row, a Z ring, a group across EFA, at two sizes, with the policy's
   // choice and with each algorithm that runs them.
-  const auto c = ultraserver_cluster();
-  sim::Engine engine;
-  net::Network analytic(c, NetworkModelKind::Analytic, engine);
-  // The row in UltraServer 0 first: the later row's time then comes from the shape the first
-  // planned, as in a sweep whose plans share a fabric.
-  const std::vector<std::vector<int>> groups{test::iota(8, 0), test::iota(8, 128), {10, 42, 74, 106}, {0, 128, 32, 160}};
-  int compared = 0;
-  for (const auto& g : groups) {
-    for (const CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather}) {
-      for (const Algorithm a : {Algorithm::Auto, Algorithm::Ring, Algorithm::Hierarchical, Algorithm::HalvingDoubling}) {
-        for (const double bytes : {1e5, 3e7}) {
-          const net::Collective call{op, g, bytes, a};
-          if (a != Algorithm::Auto && !net::supports(a, call, c, analytic.topology().devices())) continue;
-          INFO("group of " << g.size() << " from rank " << g.front() << ", op " << static_cast<int>(op) << ", algorithm "
-                           << static_cast<int>(a) << ", " << bytes << " bytes");
-          CHECK(analytic.expected(call) == analytic.estimate(call));
-          ++compared;
+  // Then groups across UltraServers whose times come from their images whole Clos periods back.
+  const auto compare = [](const hw::ClusterSpec& c, const std::vector<std::vector<int>>& groups) {
+    sim::Engine engine;
+    net::Network analytic(c, NetworkModelKind::Analytic, engine);
+    int compared = 0;
+    for (const auto& g : groups) {
+      for (const CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather}) {
+        for (const Algorithm a : {Algorithm::Auto, Algorithm::Ring, Algorithm::Hierarchical, Algorithm::HalvingDoubling}) {
+          for (const double bytes : {1e5, 3e7}) {
+            const net::Collective call{op, g, bytes, a};
+            if (a != Algorithm::Auto && !net::supports(a, call, c, analytic.topology().devices())) continue;
+            INFO("group of " << g.size() << " from rank " << g.front() << ", op " << static_cast<int>(op)
+                             << ", algorithm " << static_cast<int>(a) << ", " << bytes << " bytes");
+            CHECK(analytic.expected(call) == analytic.estimate(call));
+            ++compared;
+          }
         }
       }
     }
-  }
-  CHECK(compared >= 30);
+    return compared;
+  };
+  // The row in UltraServer 0 first: the later row's time then comes from the shape the first
+  // planned, as in a sweep whose plans share a fabric.
+  CHECK(compare(ultraserver_cluster(), {test::iota(8, 0), test::iota(8, 128), {10, 42, 74, 106}, {0, 128, 32, 160}}) >= 30);
+  CHECK(compare(clos_period_cluster(), {across(0, 2), across(4, 6), across(3, 5), across(5, 7), across(4, 6, 1)}) >= 30);
 }
 
 TEST_CASE("network: calls set aside leave the link figures of the other calls alone") {

@@ -11,7 +11,10 @@
 //    (trn3: server switch, then the UltraServer's switch, then the direct inter-rack link);
 //  - rail-optimised Clos between instances: up-down: chip -> leaf -> chip when both are on one
 //    leaf, otherwise chip -> leaf -> spine -> leaf -> chip with the spine chosen by a fixed hash
-//    of the pair (splitmix64), the equal-cost choice.
+//    (splitmix64), the equal-cost choice, of what tells apart the pairs that can share a link of
+//    that spine: the source's instance within its leaf group, the instance and rail offsets to the
+//    destination (router.cpp, clos_key). Every link's pairs draw independent spines, as with a hash
+//    of the chip pair, and a pair moved by whole leaf groups of instances keeps its spine.
 // On a torus (trn1, trn2, trn2u), a pair of chips inside one UltraServer (or instance, where
 // there are none) past the first is routed as the image of the same pair in the first, its links
 // shifted by whole units (unit_translation.hpp: the units are wired alike, and the torus and
@@ -77,7 +80,7 @@ class Router {
   // the image has no route, or a link of the image does not translate.
   bool translated(int src_chip, int dst_chip, Route& r);
   // Appends the links of the first routing stage's shortest path (see above); InputError when none reaches.
-  void search(int src_chip, int dst_chip, std::uint64_t key);
+  void search(int src_chip, int dst_chip);
 
   const Topology* topo_;
   std::unique_ptr<UnitTranslation> translation_;

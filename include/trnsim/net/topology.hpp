@@ -113,6 +113,8 @@ class Topology {
   VertexId leaf(int rail, int instance) const;
   VertexId spine(int k) const { return spines_[static_cast<std::size_t>(k)]; }
   int spine_count() const { return static_cast<int>(spines_.size()); }
+  int rails() const { return rails_; }                     // leaves per leaf group: an instance's chips
+  int leaf_group_size() const { return leaf_group_size_; }  // instances per leaf group (leaf_radix)
   // The Clos's links by construction, O(1) (a route across the Clos reads four per chip pair):
   // chip c's EFA port up to its rail leaf and down from it, and the links between a leaf and
   // spine k, up and down. -1 where the cluster has no Clos.
