@@ -139,18 +139,20 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
     sim::Time time;
     int period = -1;  // its route's (UnitTranslation::period_of); -1: not asked yet
   } last;
-  std::vector<std::int8_t> ranges;  // of the last image's links (UnitTranslation::range_of)
+  // The ranges of the last image's links (UnitTranslation::range_of), once a pair moved by whole
+  // units asks for them, and how a shift by the last such pair's units moves links.
+  std::vector<std::int8_t> ranges;
+  bool ranged = false;
   const auto image = [&](int src, int dst) -> Image& {
     if (src != last.src || dst != last.dst) {
       last = Image{src, dst, &router.path(src, dst), {}, -1};
       last.time = context_.transfer_time(*last.route, bytes);
-      ranges.clear();
-      for (const LinkId l : router.links(*last.route)) ranges.push_back(static_cast<std::int8_t>(translation.range_of(l)));
+      ranged = false;
     }
     return last;
   };
-  UnitTranslation::Offset moved_by{-1, -1};  // the last pair's shift, and how it moves links
-  UnitTranslation::Mover move;
+  int moved_units = 0;
+  UnitTranslation::Mover move = translation.mover(0);
   AnalyticResult all;
   for (const auto& [src, dst] : context_.pair_sets[set]) {
     // The pair moved back into unit 0 and to core 0 where it can be (as GroupSetPricing moves a
@@ -169,12 +171,21 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
       }
     }
     all.time = std::max(all.time, at->time);
-    if (units != moved_by.units || cores != moved_by.cores) {
-      moved_by = {units, cores};
-      move = translation.mover(units, cores);
-    }
     const auto links = router.links(*at->route);
-    for (std::size_t i = 0; i < links.size(); ++i) set_tally_.add(move.at(links[i], ranges[i]), bytes);
+    if (units == 0) {
+      for (const LinkId l : links) set_tally_.add(translation.image(l, 0, cores), bytes);
+      continue;
+    }
+    if (units != moved_units) {
+      moved_units = units;
+      move = translation.mover(units);
+    }
+    if (!ranged) {
+      ranged = true;
+      ranges.clear();
+      for (const LinkId l : links) ranges.push_back(static_cast<std::int8_t>(translation.range_of(l)));
+    }
+    for (std::size_t i = 0; i < links.size(); ++i) set_tally_.add(move.at(links[i], ranges[i], cores), bytes);
   }
   all.link_bytes = set_tally_.take();
   return add_set_call(key, std::move(all));

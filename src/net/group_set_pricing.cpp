@@ -89,9 +89,9 @@ AnalyticResult GroupSetPricing::price(const Collective& c, ReplicaSetId set) {
       for (const auto& [link, bytes] : added.bytes) added.ranges.push_back(static_cast<std::int8_t>(translation.range_of(link)));
       image = image_bytes_.end() - 1;
     }
-    const UnitTranslation::Mover move = translation.mover(ref.units, ref.cores);
+    const UnitTranslation::Mover move = translation.mover(ref.units);
     for (std::size_t i = 0; i < image->bytes.size(); ++i) {
-      set_tally_.add(move.at(image->bytes[i].first, image->ranges[i]), image->bytes[i].second);
+      set_tally_.add(move.at(image->bytes[i].first, image->ranges[i], ref.cores), image->bytes[i].second);
     }
   }
   all.link_bytes = set_tally_.take();

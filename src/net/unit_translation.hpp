@@ -72,25 +72,24 @@ struct UnitTranslation {
     }
     return -1;
   }
-  // image()'s arithmetic for one shift, worked out once: a pass over many links (a group's, a pair
-  // set's) looks each link's range up once (range_of) and moves it in O(1), without dividing.
+  // image()'s arithmetic for a shift of k units, worked out once: a pass over many links (a
+  // group's, a pair set's) looks each link's range up once (range_of) and moves it in O(1),
+  // without dividing.
   struct Mover {
     std::array<LinkId, 5> by{};  // per range: how far its links move
     LinkId dma_end = 0;
-    int cores = 0;
     // Contract: image(l, k, c) for l in range `range` (range_of(l)) that translates by k.
-    LinkId at(LinkId l, int range) const {
-      return l + (range < 0 ? 0 : by[static_cast<std::size_t>(range)]) + (l < dma_end ? cores : 0);
+    LinkId at(LinkId l, int range, int c) const {
+      return l + (range < 0 ? 0 : by[static_cast<std::size_t>(range)]) + (l < dma_end ? c : 0);
     }
   };
-  Mover mover(int k, int c) const {
+  Mover mover(int k) const {
     Mover m;
     for (int i = 0; i < range_count; ++i) {
       const Range& r = ranges[static_cast<std::size_t>(i)];
       m.by[static_cast<std::size_t>(i)] = k / r.period * r.stride;
     }
     m.dma_end = dma_end;
-    m.cores = c;
     return m;
   }
   // The units a shift of link l must be a multiple of for it to have an image; 0 when its kind

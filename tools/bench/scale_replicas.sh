@@ -31,6 +31,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
+TIMEFORMAT='%3R %3U %3S'
 printf '%-7s %-6s %-7s %-9s %-8s %-8s %-8s %-9s %s\n' chips dp ranks events wall_s user_s sys_s peak_MiB step_time
 # The sizes interleaved, round after round: on a shared virtual machine the first run after other
 # work can spend half a second more zeroing fresh pages (system time), and interleaving spreads
@@ -41,10 +42,13 @@ for ((r = 0; r < reps; ++r)); do
     count=$((chips / 16))
     dp=$((chips * 4 / 256))
     batch=$((dp * 128))
-    /usr/bin/time -f '%e %U %S %M' -o "$tmp/time.txt" "$trnsim" run configs/examples/llama3.1-405b-trn2u.json \
+    # Bash's time to the millisecond (its user and system time include /usr/bin/time's own, about
+    # a millisecond), /usr/bin/time for the peak RSS.
+    { time /usr/bin/time -f '%M' -o "$tmp/rss.txt" "$trnsim" run configs/examples/llama3.1-405b-trn2u.json \
       --network "$network" --set cluster.count=$count --set parallelism.dp=$dp --set training.global_batch=$batch \
-      "${extra[@]}" > "$tmp/out.$chips"
-    read -r wall user sys rss < <(tail -1 "$tmp/time.txt")
+      "${extra[@]}" > "$tmp/out.$chips" 2> "$tmp/err.txt"; } 2> "$tmp/time.txt"
+    read -r wall user sys < <(tail -1 "$tmp/time.txt")
+    read -r rss < <(tail -1 "$tmp/rss.txt")
     echo "$wall" >> "$tmp/wall.$chips"; echo "$user" >> "$tmp/user.$chips"; echo "$sys" >> "$tmp/sys.$chips"
     echo $((rss / 1024)) >> "$tmp/rss.$chips"
   done
@@ -56,3 +60,10 @@ for chips in $chips_list; do
     "$(median < "$tmp/wall.$chips")" "$(median < "$tmp/user.$chips")" "$(median < "$tmp/sys.$chips")" \
     "$(median < "$tmp/rss.$chips")" "$step"
 done
+set -- $chips_list
+first=$1
+last=${*: -1}
+if [[ "$first" != "$last" ]]; then
+  awk -v a="$(median < "$tmp/wall.$first")" -v b="$(median < "$tmp/wall.$last")" -v f="$first" -v l="$last" \
+    'BEGIN { printf "wall time, %s / %s chips: %.2fx (medians)\n", l, f, b / a }'
+fi
