@@ -122,15 +122,19 @@ std::vector<LinkUsage> Network::link_usage(bool without_aside) const {
       const LinkTotals& t = chunk[i];
       if (!(t.bytes > 0)) continue;
       const LinkId l = first + static_cast<LinkId>(i);
-      const Link& link = topo.link(l);
-      out.push_back(LinkUsage{l, link.kind, topo.vertex(link.src), topo.vertex(link.dst), link.bandwidth, t.bytes, t.busy_s});
+      out.push_back(LinkUsage{l, topo.link(l).kind, t.bytes, t.busy_s});
     }
   }
   return out;
 }
 
-std::string LinkUsage::dst_name() const {
-  return kind == LinkKind::Dma ? fmt::format("rank {}", id) : vertex_label(dst);
+std::string source_name(const Topology& topology, LinkId l) {
+  return vertex_label(topology.vertex(topology.link(l).src));
+}
+
+std::string destination_name(const Topology& topology, LinkId l) {
+  const Link& link = topology.link(l);
+  return link.kind == LinkKind::Dma ? fmt::format("rank {}", l) : vertex_label(topology.vertex(link.dst));
 }
 
 NetworkCounters Network::counters() const { return model_->counters(); }

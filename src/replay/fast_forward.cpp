@@ -253,13 +253,14 @@ class Cut {
     timeline.step_time = std::max(timeline.step_time, s.end - shift);
     return Span{s.start - shift, s.active - shift, s.end - shift};
   }
-  // Completes M1's `timeline` and `links`, derived from M2 (`second`): M2's events less those of
-  // the cut, M2's links without the cut's calls (moved out of second.aside). False, with nothing
-  // moved, where the derived step is not M2's less the period.
-  bool complete(Timeline& timeline, std::vector<net::LinkUsage>& links, StepRun& second) const {
+  // Completes M1's `timeline` and links (first.links, on M2's fabric), derived from M2 (`second`):
+  // M2's events less those of the cut, M2's links without the cut's calls (moved out of
+  // second.aside). False, with nothing moved, where the derived step is not M2's less the period.
+  bool complete(Timeline& timeline, StepRun& first, StepRun& second) const {
     if (timeline.step_time != second.timeline.step_time - period) return false;
     timeline.events = second.timeline.events - second.timeline.events_aside;
-    links = std::move(second.aside.links_without);
+    first.links = std::move(second.aside.links_without);
+    first.fabric = second.fabric;
     return true;
   }
 
@@ -302,7 +303,7 @@ bool derive_first(const FastForwardShape& shape, StepRun& first, StepRun& second
       if (timeline.spans[g1.successors[e]].start < timeline.spans[t].end) return false;
     }
   }
-  if (!cut->complete(timeline, first.links, second)) return false;
+  if (!cut->complete(timeline, first, second)) return false;
   first.timeline = std::move(timeline);
   return true;
 }
@@ -376,7 +377,7 @@ std::optional<StepRun> cut_first(const StepInput& input, const FastForwardShape&
       if (first.timeline.spans[i].start < first.timeline.spans[i - 1].end) return std::nullopt;
     }
   }
-  if (!cut->complete(first.timeline, first.links, second)) return std::nullopt;
+  if (!cut->complete(first.timeline, first, second)) return std::nullopt;
   first.work_costs = second.work_costs;
   first.work_seconds = second.work_seconds;
   first.comm_compute_slowdown = second.comm_compute_slowdown;

@@ -75,6 +75,7 @@ void replay_step(const StepInput& input, StepRun& run, std::shared_ptr<net::Fabr
   const auto t_sim = std::chrono::steady_clock::now();
   sim::Engine engine;
   if (!fabric) fabric = std::make_shared<net::Fabric>(input.cluster);
+  run.fabric = fabric;
   net::Network network(std::move(fabric), input.network, engine, input.software.collectives);
   NetCommunicator comm(network, input.algorithm, input.collapse_replicas);
   ExecutorOptions exec;

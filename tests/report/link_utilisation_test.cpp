@@ -2,27 +2,38 @@
 
 #include <vector>
 
+#include "../net/test_clusters.hpp"
+#include "trnsim/error.hpp"
 #include "trnsim/report/analysis/link_utilisation.hpp"
 
 using namespace trnsim;
 using net::LinkKind;
 
 namespace {
-net::Vertex chip(int i) { return {net::VertexKind::Chip, i}; }
-const net::Vertex leaf0{net::VertexKind::Leaf, 0};
+// Two instances of a 4 x 4 torus, two ranks per chip, over EFA: rank r's DMA link is link r, a
+// loop on chip r / 2; chip c's EFA port goes up to its rail's leaf (leaf0 for chip 0).
+const net::Topology& topology() {
+  static const net::Topology t(test::torus_cluster(4, 4, 2, 2));
+  return t;
+}
 }  // namespace
 
 TEST_CASE("link utilisation: busy fraction per link and per kind, busiest first") {
-  // Step time 2 s. Links (bandwidth 10 GB/s):
-  //   0 NeuronLink busy 1.0 s, 10 GB -> 50 %;  1 NeuronLink busy 0.5 s, 5 GB -> 25 %
-  //   2 EFA busy 1.5 s, 3 GB -> 75 %;          3 EFA idle (no bytes) -> left out
+  const net::Topology& t = topology();
+  const net::LinkId n01 = t.find_link(0, 1), n12 = t.find_link(1, 2);
+  const net::LinkId efa0 = t.efa_port_up(0), efa1 = t.efa_port_up(1);
+  REQUIRE(t.link(n01).kind == LinkKind::NeuronLink);
+  REQUIRE(t.link(efa0).kind == LinkKind::EfaPort);
+  // Step time 2 s:
+  //   chip0 -> chip1 NeuronLink busy 1.0 s, 10 GB -> 50 %;  chip1 -> chip2 busy 0.5 s, 5 GB -> 25 %
+  //   chip0's EFA port busy 1.5 s, 3 GB -> 75 %;           chip1's EFA port idle (no bytes) -> left out
   const std::vector<net::LinkUsage> links = {
-      {0, LinkKind::NeuronLink, chip(0), chip(1), 10e9, 10e9, 1.0},
-      {1, LinkKind::NeuronLink, chip(1), chip(2), 10e9, 5e9, 0.5},
-      {2, LinkKind::EfaPort, chip(0), leaf0, 10e9, 3e9, 1.5},
-      {3, LinkKind::EfaPort, chip(1), leaf0, 10e9, 0, 0},
+      {n01, LinkKind::NeuronLink, 10e9, 1.0},
+      {n12, LinkKind::NeuronLink, 5e9, 0.5},
+      {efa0, LinkKind::EfaPort, 3e9, 1.5},
+      {efa1, LinkKind::EfaPort, 0, 0},
   };
-  const auto u = report::link_utilisation(links, 2.0, 2);
+  const auto u = report::link_utilisation(links, &t, 2.0, 2);
   REQUIRE(u.kinds.size() == 2);
   CHECK(u.kinds[0].kind == LinkKind::NeuronLink);  // LinkKind order
   CHECK(u.kinds[0].links == 2);
@@ -33,19 +44,22 @@ TEST_CASE("link utilisation: busy fraction per link and per kind, busiest first"
   CHECK(u.kinds[1].links == 1);
   CHECK(u.kinds[1].max_busy_fraction == Approx(0.75));
   REQUIRE(u.top.size() == 2);  // top_n
-  CHECK(u.top[0].id == 2);
+  CHECK(u.top[0].id == efa0);
   CHECK(u.top[0].busy_fraction == Approx(0.75));
-  CHECK(u.top[1].id == 0);
-  // Named by their end vertices: kind and index.
+  CHECK(u.top[1].id == n01);
+  // Named by their end vertices (kind and index), with the topology's bandwidth.
   CHECK(u.top[0].src == "chip0");
   CHECK(u.top[0].dst == "leaf0");
   CHECK(u.top[1].dst == "chip1");
+  CHECK(u.top[0].bandwidth == t.link(efa0).bandwidth);
+  // Without the topology the busiest links cannot be named: refused, not left nameless.
+  CHECK_THROWS_AS(report::link_utilisation(links, nullptr, 2.0, 2), InternalError);
 }
 
 TEST_CASE("link utilisation: a DMA link is named by its chip and the rank it serves") {
   // Link 5 is rank 5's DMA link, a loop on chip 2 (two ranks per chip).
-  const std::vector<net::LinkUsage> links = {{5, LinkKind::Dma, chip(2), chip(2), 10e9, 1e9, 0.1}};
-  const auto u = report::link_utilisation(links, 1.0, 1);
+  const std::vector<net::LinkUsage> links = {{5, LinkKind::Dma, 1e9, 0.1}};
+  const auto u = report::link_utilisation(links, &topology(), 1.0, 1);
   REQUIRE(u.top.size() == 1);
   CHECK(u.top[0].src == "chip2");
   CHECK(u.top[0].dst == "rank 5");

@@ -37,19 +37,18 @@ struct Fabric;  // fabric.hpp
 // A registered set of groups or of point-to-point pairs (Network::add_group_set, add_pair_set).
 using ReplicaSetId = std::uint32_t;
 
-// One link's traffic. Its ends are kept as vertices and named on demand: at 65,536 trn2u chips a
-// report lists 802,816 links and shows ten of them.
+// One link's traffic, 24 bytes: at 65,536 trn2u chips a step lists 655,360 links and a report
+// shows ten of them. Its ends and bandwidth are the topology's (Topology::link(id), the names below).
 struct LinkUsage {
   LinkId id = 0;
   LinkKind kind = LinkKind::Dma;
-  Vertex src, dst;
-  double bandwidth = 0;  // bytes/s
-  double bytes = 0;      // carried so far
-  double busy_s = 0;     // flow: time with a flow on it; analytic: bytes / bandwidth
-  std::string src_name() const { return vertex_label(src); }
-  // A DMA link loops on its chip, one per rank (Topology::dma_link): named by the rank it serves.
-  std::string dst_name() const;
+  double bytes = 0;   // carried so far
+  double busy_s = 0;  // flow: time with a flow on it; analytic: bytes / bandwidth
 };
+// A link's ends as reports name them ("chip12", "leaf3"); a DMA link loops on its chip, one per
+// rank (Topology::dma_link), and its destination is named by the rank it serves.
+std::string source_name(const Topology& topology, LinkId l);
+std::string destination_name(const Topology& topology, LinkId l);
 
 // What a model has done so far; the flow model's figures are zero on the analytic model.
 struct NetworkCounters {

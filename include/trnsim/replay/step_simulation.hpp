@@ -51,6 +51,7 @@ struct StepRun {
   workload::MemoryEstimate memory;
   double rank_memory_capacity = 0;            // bytes of HBM one rank may use
   std::vector<net::LinkUsage> links;          // links that carried traffic
+  std::shared_ptr<const net::Fabric> fabric;  // the fabric replayed on: its links' ends and bandwidths
   // Micro-batches [lo, hi) replay_step sets aside when lo < hi (ExecutorOptions::aside_lo, the
   // fast-forward's derived replay, fast_forward.hpp); where timeline.set_aside, the links that
   // carried traffic from the calls of the other micro-batches, and their figures alone.

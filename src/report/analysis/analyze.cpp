@@ -171,7 +171,7 @@ StepReport analyze_run(const replay::StepInput& input, const replay::StepRun& ru
                                    run.physical_cores_per_rank);
   hbm_bound_kernels(run, compute, r);
   if (options.critical_path) r.critical_path = critical_path(run.graph, run.timeline);
-  if (complete) r.links = link_utilisation(run.links, r.step_time_s);
+  if (complete) r.links = link_utilisation(run.links, links_topology(run), r.step_time_s);
   r.ranks = run.ranks;
   r.simulated_ranks = static_cast<int>(run.graph.simulated_ranks.size());
   r.tasks = run.graph.tasks.size();

@@ -125,7 +125,7 @@ std::optional<StepReport> extrapolate_report(const replay::StepInput& input, con
     r.critical_path = extrapolate_path(critical_path(runs.first.graph, runs.first.timeline, kAll),
                                        critical_path(runs.second.graph, runs.second.timeline, kAll), k, r.step_time_s);
   }
-  r.links = link_utilisation(*links, r.step_time_s);
+  r.links = link_utilisation(*links, links_topology(runs.second), r.step_time_s);
   r.tasks = static_cast<std::size_t>(
       extrapolate(static_cast<std::int64_t>(a.tasks), static_cast<std::int64_t>(b.tasks), k));
   r.events = extrapolate(a.events, b.events, k);

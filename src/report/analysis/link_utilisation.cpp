@@ -4,9 +4,12 @@
 #include <array>
 #include <cstdint>
 
+#include "trnsim/error.hpp"
+
 namespace trnsim::report {
 
-LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, double step_time_s, std::size_t top_n) {
+LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, const net::Topology* topology,
+                                 double step_time_s, std::size_t top_n) {
   LinkUtilisation out;
   auto fraction_of = [&](const net::LinkUsage& l) { return step_time_s > 0 ? l.busy_s / step_time_s : 0; };
   // The links that carried traffic, by index; only the top_n busiest are copied (names and all):
@@ -41,9 +44,11 @@ LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, double s
   const std::size_t top = std::min(top_n, loaded.size());
   std::partial_sort(loaded.begin(), loaded.begin() + static_cast<std::ptrdiff_t>(top), loaded.end(), busier);
   out.top.reserve(top);
+  if (top > 0 && topology == nullptr) throw InternalError("link_utilisation: links with traffic and no topology to name them");
   for (std::size_t i = 0; i < top; ++i) {
     const net::LinkUsage& l = links[loaded[i]];
-    out.top.push_back({l.id, l.kind, l.src_name(), l.dst_name(), l.bandwidth, l.bytes, l.busy_s, fraction_of(l)});
+    out.top.push_back({l.id, l.kind, net::source_name(*topology, l.id), net::destination_name(*topology, l.id),
+                       topology->link(l.id).bandwidth, l.bytes, l.busy_s, fraction_of(l)});
   }
   return out;
 }

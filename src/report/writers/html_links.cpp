@@ -26,6 +26,8 @@ std::string busy_cell(double fraction) {
 std::string links_section(const replay::StepRun& run, double step_s) {
   std::string out = "<section id=\"links\"><h2>Link utilisation</h2>\n";
   if (run.links.empty() || !(step_s > 0)) return out + "<p>No link carried traffic.</p></section>\n";
+  if (!run.fabric) throw InternalError("links_section: a run's links without its fabric");
+  const net::Topology& topology = run.fabric->topology;
 
   struct KindTotals {
     int links = 0;
@@ -64,7 +66,8 @@ std::string links_section(const replay::StepRun& run, double step_s) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto& l = *top[i];
     out += fmt::format("<tr><td>{} &rarr; {}</td><td>{}</td><td class=\"num\">{:.1f} GB/s</td><td class=\"num\">{}</td>",
-                       escape(l.src_name()), escape(l.dst_name()), escape(trnsim::to_string(l.kind)), l.bandwidth / 1e9,
+                       escape(net::source_name(topology, l.id)), escape(net::destination_name(topology, l.id)),
+                       escape(trnsim::to_string(l.kind)), topology.link(l.id).bandwidth / 1e9,
                        human_bytes(l.bytes));
     out += busy_cell(l.busy_s / step_s) + "</tr>\n";
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "trnsim/net/network.hpp"
+#include "trnsim/replay/step_simulation.hpp"
 
 namespace trnsim::report {
 
@@ -35,7 +36,15 @@ struct LinkUtilisation {
   std::vector<LinkLoad> top;        // busiest links: busy fraction descending, link id on ties
 };
 
-// Contract: O(links log links). step_time_s <= 0 gives fractions of 0.
-LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, double step_time_s, std::size_t top_n = 10);
+// Contract: O(links log links); `topology` (the links' own) names the top links and gives their
+// bandwidths: InternalError when it is null and a link carried traffic. step_time_s <= 0 gives
+// fractions of 0.
+LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, const net::Topology* topology,
+                                 double step_time_s, std::size_t top_n = 10);
+
+// The topology a replay's links lie on (its fabric's); null for a run without one.
+inline const net::Topology* links_topology(const replay::StepRun& run) {
+  return run.fabric ? &run.fabric->topology : nullptr;
+}
 
 }  // namespace trnsim::report
