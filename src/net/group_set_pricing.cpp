@@ -65,12 +65,17 @@ Collective GroupSetPricing::group_call(const Collective& c, ReplicaSetId set, st
 AnalyticResult GroupSetPricing::price(const Collective& c, ReplicaSetId set) {
   const GroupSet& groups = context_.group_sets[set];
   const UnitTranslation& translation = context_.router.translation();
+  const SetImages& images = images_of(set);
   AnalyticResult all;
   image_bytes_.clear();
+  chosen_.assign(images.ranks.size(), Algorithm::Auto);
   for (std::size_t g = 0; g < groups.count(); ++g) {
-    const Collective group = group_call(c, set, g);
-    const Algorithm a = context_.closed_form.choose(group);
-    const GroupRef ref = plan_of(group, a, set, g);
+    const std::uint32_t at = images.of_group[g];
+    if (chosen_[at] == Algorithm::Auto) {
+      chosen_[at] = context_.closed_form.choose(Collective{c.op, images.ranks[at], c.bytes, c.algorithm});
+    }
+    const Algorithm a = chosen_[at];
+    const GroupRef ref = plan_of(c, a, set, g, at);
     const GroupTerms::GroupPlan& plan = shared_.plans[ref.plan - 1];
     const GroupTerms::Sized& size = sized(plan.shape, c, a);
     all.time = std::max(all.time, size.time);
@@ -115,13 +120,56 @@ GroupSetPricing::LinkBytes GroupSetPricing::group_bytes(const GroupTerms::GroupP
   return group_tally_.take();
 }
 
-GroupSetPricing::GroupRef GroupSetPricing::plan_of(const Collective& group, Algorithm a, ReplicaSetId set,
-                                                   std::size_t g) {
-  const std::uint64_t key = (static_cast<std::uint64_t>(set) << 16) | (static_cast<std::uint64_t>(group.op) << 8) |
+const GroupSetPricing::SetImages& GroupSetPricing::images_of(ReplicaSetId set) {
+  SetImages& out = set_images_[set];
+  const GroupSet& groups = context_.group_sets[set];
+  if (!out.of_group.empty() || groups.count() == 0) return out;
+  const UnitTranslation& translation = context_.router.translation();
+  const auto size = static_cast<std::size_t>(groups.group_size);
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> index;  // FNV-1a of the ranks -> images
+  out.of_group.reserve(groups.count());
+  out.offset.reserve(groups.count());
+  for (std::size_t g = 0; g < groups.count(); ++g) {
+    const std::span<const int> ranks(groups.ranks.data() + g * size, size);
+    const UnitTranslation::Offset o = translation.offset_of(ranks);
+    const int moved = o.units * translation.ranks_per_unit + o.cores;
+    image_ranks_.assign(ranks.begin(), ranks.end());
+    std::uint64_t h = 1469598103934665603ULL;
+    for (int& r : image_ranks_) {
+      r -= moved;
+      h = (h ^ static_cast<std::uint32_t>(r)) * 1099511628211ULL;
+    }
+    std::vector<std::uint32_t>& alike = index[h];
+    auto known = std::find_if(alike.begin(), alike.end(), [&](std::uint32_t k) { return out.ranks[k] == image_ranks_; });
+    if (known == alike.end()) {
+      alike.push_back(static_cast<std::uint32_t>(out.ranks.size()));
+      out.ranks.push_back(image_ranks_);
+      known = alike.end() - 1;
+    }
+    out.of_group.push_back(*known);
+    out.offset.push_back(o);
+  }
+  return out;
+}
+
+GroupSetPricing::GroupRef GroupSetPricing::plan_of(const Collective& c, Algorithm a, ReplicaSetId set, std::size_t g,
+                                                   std::uint32_t image) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(set) << 16) | (static_cast<std::uint64_t>(c.op) << 8) |
                             static_cast<std::uint64_t>(a);
   std::vector<GroupRef>& per_group = plan_index_[key];
   if (per_group.empty()) per_group.assign(context_.group_sets[set].count(), GroupRef{});
-  if (per_group[g].plan == 0) per_group[g] = image_plan(group, a);
+  if (per_group[g].plan != 0) return per_group[g];
+  const SetImages& images = set_images_.at(set);
+  std::vector<std::uint32_t>& per_image = image_plan_index_[key];
+  if (per_image.empty()) per_image.assign(images.ranks.size(), 0);
+  if (per_image[image] == 0) per_image[image] = find_or_schedule(Collective{c.op, images.ranks[image], c.bytes, c.algorithm}, a) + 1;
+  const UnitTranslation::Offset o = images.offset[g];
+  const int period = shared_.plans[per_image[image] - 1].period;
+  if (o.units == 0 || (period > 0 && o.units % period == 0)) {
+    per_group[g] = GroupRef{per_image[image], o.units, o.cores};
+  } else {
+    per_group[g] = image_plan(group_call(c, set, g), a);  // a link of the image has no image `units` on
+  }
   return per_group[g];
 }
 

@@ -104,8 +104,23 @@ class GroupSetPricing {
   };
   using LinkBytes = std::vector<std::pair<LinkId, double>>;
 
+  // A set's groups by image, found once per set: the groups moved back by whole units (or Clos
+  // periods) and cores (UnitTranslation::offset_of) fall on a few distinct rank lists, and the
+  // algorithm's choice and the plan of each are asked once per list, not once per group. The
+  // choice is the same for a group and its image: the policy reads the op, the size and whether
+  // the ranks span instances, supports() how they sit in instances and chips, and the optimum
+  // the schedules' times, all kept by whole-unit and core shifts.
+  struct SetImages {
+    std::vector<std::uint32_t> of_group;           // per group: its image, into `ranks`
+    std::vector<UnitTranslation::Offset> offset;   // per group
+    std::vector<std::vector<int>> ranks;           // the distinct images' ranks
+  };
+  const SetImages& images_of(ReplicaSetId set);
+
   Collective group_call(const Collective& c, ReplicaSetId set, std::size_t g) const;
-  GroupRef plan_of(const Collective& group, Algorithm a, ReplicaSetId set, std::size_t g);  // image_plan, kept per group
+  // The plan of group g of `set` (`image` its image in images_of) under algorithm a: the image's
+  // where its links translate by the group's units, else image_plan of the group; kept per group.
+  GroupRef plan_of(const Collective& c, Algorithm a, ReplicaSetId set, std::size_t g, std::uint32_t image);
   // The plan of the group's image (UnitTranslation::offset_of) where its links translate, else its own.
   GroupRef image_plan(const Collective& group, Algorithm a);
   std::uint32_t find_or_schedule(const Collective& group, Algorithm a);
@@ -119,6 +134,10 @@ class GroupSetPricing {
   GroupTerms& shared_;
   // (set, op, algorithm) -> per group of the set
   std::unordered_map<std::uint64_t, std::vector<GroupRef>> plan_index_;
+  // (set, op, algorithm) -> per image of the set: its plan + 1 (0: not asked yet)
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> image_plan_index_;
+  std::unordered_map<ReplicaSetId, SetImages> set_images_;
+  std::vector<Algorithm> chosen_;  // scratch of price(): per image, the algorithm chosen (Auto: not yet)
   LinkTally& group_tally_;  // one group's link bytes
   LinkTally& set_tally_;    // the set's
   std::vector<int> image_ranks_;  // scratch: a group's ranks shifted into unit 0

@@ -330,8 +330,12 @@ TEST_CASE("network: groups across UltraServers cost what one call per group cost
       across(2, 3),     // its image 2 back, (0, 1): scheduled for it, then moved
       across(0, 2, 1),  // the first one core on: its image the first
   };
-  for (const CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather}) {
-    INFO("op " << static_cast<int>(op));
+  // Ring, and the policy's choice (asked of each group's image once per call: the same choice).
+  for (const auto& [op, algorithm] : {std::pair{CollectiveOp::AllReduce, Algorithm::Ring},
+                                      std::pair{CollectiveOp::AllGather, Algorithm::Ring},
+                                      std::pair{CollectiveOp::AllReduce, Algorithm::Auto},
+                                      std::pair{CollectiveOp::ReduceScatter, Algorithm::Auto}}) {
+    INFO("op " << static_cast<int>(op) << ", algorithm " << static_cast<int>(algorithm));
     std::vector<std::int32_t> ranks;
     for (const auto& g : groups) ranks.insert(ranks.end(), g.begin(), g.end());
     sim::Engine each_engine, set_engine;
@@ -341,10 +345,10 @@ TEST_CASE("network: groups across UltraServers cost what one call per group cost
     net::Network sets(set_fabric, NetworkModelKind::Analytic, set_engine);
     sim::Time each_last, set_done;
     for (const auto& g : groups) {
-      each.start(net::Collective{op, g, s, Algorithm::Ring}, [&] { each_last = std::max(each_last, each_engine.now()); });
+      each.start(net::Collective{op, g, s, algorithm}, [&] { each_last = std::max(each_last, each_engine.now()); });
     }
     each_engine.run();
-    sets.start_group_set(net::Collective{op, {}, s, Algorithm::Ring}, sets.add_group_set(ranks, 4),
+    sets.start_group_set(net::Collective{op, {}, s, algorithm}, sets.add_group_set(ranks, 4),
                          [&] { set_done = set_engine.now(); });
     set_engine.run();
     CHECK(set_done == each_last);
