@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "../net/test_clusters.hpp"
@@ -63,4 +64,20 @@ TEST_CASE("link utilisation: a DMA link is named by its chip and the rank it ser
   REQUIRE(u.top.size() == 1);
   CHECK(u.top[0].src == "chip2");
   CHECK(u.top[0].dst == "rank 5");
+}
+
+TEST_CASE("link utilisation: the busiest links are those a full sort puts first, ties by link id") {
+  // 60 DMA links (ids 0-59) with busy times 7 (i mod 13) ms, so many ties: a full sort by busy time
+  // descending, then id, written out here, must give the report's top 10 in order.
+  std::vector<net::LinkUsage> links;
+  for (int i = 59; i >= 0; --i) links.push_back({i, LinkKind::Dma, 1e6, 0.007 * (i % 13)});
+  std::vector<net::LinkUsage> sorted = links;
+  std::sort(sorted.begin(), sorted.end(), [](const net::LinkUsage& a, const net::LinkUsage& b) {
+    return a.busy_s != b.busy_s ? a.busy_s > b.busy_s : a.id < b.id;
+  });
+  const auto u = report::link_utilisation(links, &topology(), 1.0, 10);
+  REQUIRE(u.top.size() == 10);
+  for (std::size_t i = 0; i < 10; ++i) CHECK(u.top[i].id == sorted[i].id);
+  CHECK(u.top[0].id == 12);  // 12 mod 13 = 12, the largest; then 25, 38, 51; then 11, 24, ...
+  CHECK(u.top[4].id == 11);
 }

@@ -12,15 +12,26 @@ LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, const ne
                                  double step_time_s, std::size_t top_n) {
   LinkUtilisation out;
   auto fraction_of = [&](const net::LinkUsage& l) { return step_time_s > 0 ? l.busy_s / step_time_s : 0; };
-  // The links that carried traffic, by index; only the top_n busiest are copied (names and all):
-  // a 65,536-chip trn2u cluster has 802,816 links.
-  std::vector<std::uint32_t> loaded;
-  loaded.reserve(links.size());
+  // Busy fraction descending, link id on ties: a total order, so the top is the same whatever
+  // the order of the list.
+  const auto busier = [&](std::uint32_t a, std::uint32_t b) {
+    const double fa = fraction_of(links[a]), fb = fraction_of(links[b]);
+    if (fa != fb) return fa > fb;
+    return links[a].id < links[b].id;
+  };
+  // The top_n busiest links that carried traffic so far, busiest first, by index; only they are
+  // named: a 65,536-chip trn2u cluster has 802,816 links.
+  std::vector<std::uint32_t> top;
+  top.reserve(top_n + 1);
   std::array<LinkKindLoad, net::kLinkKinds> kinds{};
   for (std::size_t i = 0; i < links.size(); ++i) {
     const net::LinkUsage& l = links[i];
     if (l.bytes <= 0 && l.busy_s <= 0) continue;
-    loaded.push_back(static_cast<std::uint32_t>(i));
+    const auto at = static_cast<std::uint32_t>(i);
+    if (top.size() < top_n || (top_n > 0 && busier(at, top.back()))) {
+      top.insert(std::upper_bound(top.begin(), top.end(), at, busier), at);
+      if (top.size() > top_n) top.pop_back();
+    }
     const double fraction = fraction_of(l);
     LinkKindLoad& k = kinds[static_cast<std::size_t>(l.kind)];
     k.kind = l.kind;
@@ -34,19 +45,10 @@ LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, const ne
     k.mean_busy_fraction /= static_cast<double>(k.links);
     out.kinds.push_back(k);
   }
-  // Busy fraction descending, link id on ties: a total order, so the top is the same whatever
-  // the sorting algorithm.
-  const auto busier = [&](std::uint32_t a, std::uint32_t b) {
-    const double fa = fraction_of(links[a]), fb = fraction_of(links[b]);
-    if (fa != fb) return fa > fb;
-    return links[a].id < links[b].id;
-  };
-  const std::size_t top = std::min(top_n, loaded.size());
-  std::partial_sort(loaded.begin(), loaded.begin() + static_cast<std::ptrdiff_t>(top), loaded.end(), busier);
-  out.top.reserve(top);
-  if (top > 0 && topology == nullptr) throw InternalError("link_utilisation: links with traffic and no topology to name them");
-  for (std::size_t i = 0; i < top; ++i) {
-    const net::LinkUsage& l = links[loaded[i]];
+  out.top.reserve(top.size());
+  if (!top.empty() && topology == nullptr) throw InternalError("link_utilisation: links with traffic and no topology to name them");
+  for (const std::uint32_t i : top) {
+    const net::LinkUsage& l = links[i];
     out.top.push_back({l.id, l.kind, net::source_name(*topology, l.id), net::destination_name(*topology, l.id),
                        topology->link(l.id).bandwidth, l.bytes, l.busy_s, fraction_of(l)});
   }

@@ -36,7 +36,7 @@ struct LinkUtilisation {
   std::vector<LinkLoad> top;        // busiest links: busy fraction descending, link id on ties
 };
 
-// Contract: O(links log links); `topology` (the links' own) names the top links and gives their
+// Contract: O(links x top_n) at worst; `topology` (the links' own) names the top links and gives their
 // bandwidths: InternalError when it is null and a link carried traffic. step_time_s <= 0 gives
 // fractions of 0.
 LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, const net::Topology* topology,
