@@ -5,6 +5,7 @@
 #include <bit>
 
 #include "trnsim/huge_pages.hpp"
+#include "trnsim/net/flat_index.hpp"
 
 namespace trnsim::net {
 
@@ -131,47 +132,54 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
   if (SetCall* call = find_set_call(key)) return *call;
   Router& router = context_.router;
   const UnitTranslation& translation = router.translation();
-  // The last image pair routed: a set lists the pairs of one chip pair's cores side by side, and
-  // they share one image (and across the Clos one route), so it is looked up and timed once.
+  // The images of the set's pairs (each moved back into unit 0, by whole Clos periods, and to core
+  // 0 where it can be), each routed, timed and its links' ranges (UnitTranslation::range_of) found
+  // once per call: at 65,536 chips a set of 16,384 pairs has about 4,000 images. A set lists the
+  // pairs of one chip pair's cores side by side, so the last image is checked before the index.
   struct Image {
-    int src = -1, dst = -1;
-    const Route* route = nullptr;  // valid until the next path(), which only image() calls
+    Route route;  // a copy: the router's list of routes may move
     sim::Time time;
-    int period = -1;  // its route's (UnitTranslation::period_of); -1: not asked yet
-  } last;
-  // The ranges of the last image's links (UnitTranslation::range_of), once a pair moved by whole
-  // units asks for them, and how a shift by the last such pair's units moves links.
+    int period = 0;           // its route's (UnitTranslation::period_of)
+    std::uint32_t ranges = 0;  // its links' ranges: ranges[this, + route.hops)
+  };
+  std::vector<Image> images;
   std::vector<std::int8_t> ranges;
-  bool ranged = false;
-  const auto image = [&](int src, int dst) -> Image& {
-    if (src != last.src || dst != last.dst) {
-      last = Image{src, dst, &router.path(src, dst), {}, -1};
-      last.time = context_.transfer_time(*last.route, bytes);
-      ranged = false;
-    }
+  FlatIndex index;
+  std::uint64_t last_key = FlatIndex::kEmpty;
+  std::uint32_t last = 0;
+  const auto image = [&](int src, int dst) -> std::uint32_t {
+    const std::uint64_t k = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
+    if (k == last_key) return last;
+    last_key = k;
+    if (const std::uint32_t* known = index.find(k)) return last = *known;
+    Image im{router.path(src, dst), {}, 0, static_cast<std::uint32_t>(ranges.size())};
+    im.time = context_.transfer_time(im.route, bytes);
+    const auto links = router.links(im.route);
+    im.period = translation.period_of(links);
+    for (const LinkId l : links) ranges.push_back(static_cast<std::int8_t>(translation.range_of(l)));
+    last = static_cast<std::uint32_t>(images.size());
+    index.insert(k, last);
+    images.push_back(im);
     return last;
   };
   int moved_units = 0;
   UnitTranslation::Mover move = translation.mover(0);
   AnalyticResult all;
   for (const auto& [src, dst] : context_.pair_sets[set]) {
-    // The pair moved back into unit 0 and to core 0 where it can be (as GroupSetPricing moves a
-    // group): its route is the image of that pair's, with the same links' figures, so the same
+    // The pair's route is the image of its image's, with the same links' figures, so the same
     // time; its links are the images of that route's. Every pair adds the same bytes, so the
     // order in which links receive them changes no sum.
     const std::array<int, 2> ranks{src, dst};
     auto [units, cores] = translation.offset_of(ranks);
     const int moved = units * translation.ranks_per_unit + cores;
-    Image* at = &image(src - moved, dst - moved);
-    if (units > 0) {
-      if (at->period < 0) at->period = translation.period_of(router.links(*at->route));
-      if (at->period == 0 || units % at->period != 0) {
-        units = 0;  // a link of the image has no image `units` on: the core shift alone
-        at = &image(src - cores, dst - cores);
-      }
+    std::uint32_t at = image(src - moved, dst - moved);
+    if (units > 0 && (images[at].period == 0 || units % images[at].period != 0)) {
+      units = 0;  // a link of the image has no image `units` on: the core shift alone
+      at = image(src - cores, dst - cores);
     }
-    all.time = std::max(all.time, at->time);
-    const auto links = router.links(*at->route);
+    const Image& im = images[at];
+    all.time = std::max(all.time, im.time);
+    const auto links = router.links(im.route);
     if (units == 0) {
       for (const LinkId l : links) set_tally_.add(translation.image(l, 0, cores), bytes);
       continue;
@@ -180,12 +188,7 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
       moved_units = units;
       move = translation.mover(units);
     }
-    if (!ranged) {
-      ranged = true;
-      ranges.clear();
-      for (const LinkId l : links) ranges.push_back(static_cast<std::int8_t>(translation.range_of(l)));
-    }
-    for (std::size_t i = 0; i < links.size(); ++i) set_tally_.add(move.at(links[i], ranges[i], cores), bytes);
+    for (std::size_t i = 0; i < links.size(); ++i) set_tally_.add(move.at(links[i], ranges[im.ranges + i], cores), bytes);
   }
   all.link_bytes = set_tally_.take();
   return add_set_call(key, std::move(all));
