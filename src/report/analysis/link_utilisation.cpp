@@ -23,16 +23,21 @@ LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, const ne
   // named: a 65,536-chip trn2u cluster has 802,816 links.
   std::vector<std::uint32_t> top;
   top.reserve(top_n + 1);
+  double last_fraction = 0;
+  net::LinkId last_id = 0;
   std::array<LinkKindLoad, net::kLinkKinds> kinds{};
   for (std::size_t i = 0; i < links.size(); ++i) {
     const net::LinkUsage& l = links[i];
     if (l.bytes <= 0 && l.busy_s <= 0) continue;
-    const auto at = static_cast<std::uint32_t>(i);
-    if (top.size() < top_n || (top_n > 0 && busier(at, top.back()))) {
+    const double fraction = fraction_of(l);
+    // Against the last of a full top (its fraction and id kept): most links are not busier.
+    if (top.size() < top_n || (top_n > 0 && (fraction > last_fraction || (fraction == last_fraction && l.id < last_id)))) {
+      const auto at = static_cast<std::uint32_t>(i);
       top.insert(std::upper_bound(top.begin(), top.end(), at, busier), at);
       if (top.size() > top_n) top.pop_back();
+      last_fraction = fraction_of(links[top.back()]);
+      last_id = links[top.back()].id;
     }
-    const double fraction = fraction_of(l);
     LinkKindLoad& k = kinds[static_cast<std::size_t>(l.kind)];
     k.kind = l.kind;
     ++k.links;
