@@ -13,12 +13,14 @@ bool of_clos(LinkKind k) { return k == LinkKind::EfaPort || k == LinkKind::ClosU
 // Kinds wired interleaved (a leaf's uplink and downlink to each spine in turn) count as one block.
 int block_class(LinkKind k) { return k == LinkKind::ClosDownlink ? static_cast<int>(LinkKind::ClosUplink) : static_cast<int>(k); }
 
-// Every link of [first, end) is its predecessor's image `stride` ids later, with both ends moved
-// by `moved` (a vertex's image, -1 for none), the same kind, bandwidth and latency.
-template <class Moved>
-bool wired_alike(const Topology& t, LinkId first, LinkId end, LinkId stride, const Moved& moved) {
+// Every link of [first, end) is one `fits` accepts and its predecessor's image `stride` ids later,
+// with both ends moved by `moved` (a vertex's image, -1 for none), the same kind, bandwidth and
+// latency.
+template <class Moved, class Fits>
+bool wired_alike(const Topology& t, LinkId first, LinkId end, LinkId stride, const Moved& moved, const Fits& fits) {
   for (LinkId l = first; l < end; ++l) {
     const Link& a = t.link(l);
+    if (!fits(a)) return false;
     const VertexId src = moved(a.src), dst = moved(a.dst);
     if (src < 0 || dst < 0) return false;
     if (l + stride >= end) continue;
@@ -89,13 +91,12 @@ UnitTranslation unit_translation(const Topology& topology) {
     if (translates(b.kind)) {
       if ((b.end - b.first) % units != 0) continue;
       const LinkId stride = (b.end - b.first) / units;
-      // Each link inside one unit: one leaving its unit is no torus or Z-ring link of it.
-      bool inside = true;
-      for (LinkId l = b.first; inside && l < b.end; ++l) {
-        const Link& a = topology.link(l);
-        inside = a.src < chips && a.dst < chips && a.src / chips_per_unit == a.dst / chips_per_unit;
-      }
-      if (!inside || !wired_alike(topology, b.first, b.end, stride, in_unit)) continue;
+      // The DMA links, checked above where cores are alike (rank r's a loop on chip r / ranks per
+      // chip, all of one bandwidth and latency), are each other's images; any other link must
+      // stay inside one unit: one leaving its unit is no torus or Z-ring link of it.
+      const bool dma_checked = b.kind == LinkKind::Dma && out.cores_alike && b.first == 0 && b.end == out.dma_end;
+      const auto inside = [&](const Link& a) { return a.src / chips_per_unit == a.dst / chips_per_unit; };
+      if (!dma_checked && !wired_alike(topology, b.first, b.end, stride, in_unit, inside)) continue;
       out.ranges.at(static_cast<std::size_t>(out.range_count++)) = {b.first, b.end, stride, 1};
     } else if (of_clos(b.kind) && period > 0) {
       // The stride is what the tables say of the first link of the block; every link is checked.
@@ -103,7 +104,7 @@ UnitTranslation unit_translation(const Topology& topology) {
                                 ? topology.efa_port_up(period * chips_per_unit) - topology.efa_port_up(0)
                                 : topology.clos_uplink(topology.leaf(0, period * per_unit), 0) -
                                       topology.clos_uplink(topology.leaf(0, 0), 0);
-      if (stride <= 0 || !wired_alike(topology, b.first, b.end, stride, in_clos)) continue;
+      if (stride <= 0 || !wired_alike(topology, b.first, b.end, stride, in_clos, [](const Link&) { return true; })) continue;
       out.ranges.at(static_cast<std::size_t>(out.range_count++)) = {b.first, b.end, stride, period};
       out.clos_period = period;
     }
