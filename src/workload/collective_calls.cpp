@@ -56,14 +56,16 @@ GroupSet CollectiveCalls::groups(GroupKind kind, const RankLayout::Coord& c) con
         add(layout_.tp_group(c.dp, c.pp));
         return g;
       }
-      for (std::int64_t d = 0; d < layout_.dp(); ++d) add(layout_.tp_group(d, c.pp));
+      g.group_size = static_cast<std::int32_t>(layout_.tp());
+      for (std::int64_t d = 0; d < layout_.dp(); ++d) layout_.append_tp_group(d, c.pp, g.ranks);
       return g;
     case GroupKind::Dp:
       if (!symmetric_) {
         add(layout_.dp_group(c.tp, c.pp));
         return g;
       }
-      for (std::int64_t t = 0; t < layout_.tp(); ++t) add(layout_.dp_group(t, c.pp));
+      g.group_size = static_cast<std::int32_t>(layout_.dp());
+      for (std::int64_t t = 0; t < layout_.tp(); ++t) layout_.append_dp_group(t, c.pp, g.ranks);
       return g;
     case GroupKind::Ep:
       if (!symmetric_) {

@@ -44,15 +44,31 @@ RankLayout::Coord RankLayout::coord(std::int32_t r) const {
 std::vector<std::int32_t> RankLayout::tp_group(std::int64_t d, std::int64_t p) const {
   std::vector<std::int32_t> g;
   g.reserve(static_cast<std::size_t>(tp_));
-  for (std::int64_t t = 0; t < tp_; ++t) g.push_back(rank(t, d, p));
+  append_tp_group(d, p, g);
   return g;
 }
 
 std::vector<std::int32_t> RankLayout::dp_group(std::int64_t t, std::int64_t p) const {
   std::vector<std::int32_t> g;
   g.reserve(static_cast<std::size_t>(dp_));
-  for (std::int64_t d = 0; d < dp_; ++d) g.push_back(rank(t, d, p));
+  append_dp_group(t, p, g);
   return g;
+}
+
+// A rank is linear in its TP coordinate (and in its DP coordinate where cp and ep are 1): a
+// group is its first rank and a stride.
+void RankLayout::append_tp_group(std::int64_t d, std::int64_t p, std::vector<std::int32_t>& out) const {
+  const std::int64_t first = rank(0, d, p);
+  for (std::int64_t t = 0; t < tp_; ++t) out.push_back(static_cast<std::int32_t>(first + t * stride_tp_));
+}
+
+void RankLayout::append_dp_group(std::int64_t t, std::int64_t p, std::vector<std::int32_t>& out) const {
+  if (cp_ != 1 || ep_ != 1) {
+    for (std::int64_t d = 0; d < dp_; ++d) out.push_back(rank(t, d, p));
+    return;
+  }
+  const std::int64_t first = rank(t, 0, p);
+  for (std::int64_t d = 0; d < dp_; ++d) out.push_back(static_cast<std::int32_t>(first + d * stride_dp_));
 }
 
 // Under CP a coordinate d is replica d / cp at position d mod cp (plan.hpp).

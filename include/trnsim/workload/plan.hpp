@@ -139,6 +139,9 @@ class RankLayout {
   // Groups in ring order (increasing coordinate along the group's dimension).
   std::vector<std::int32_t> tp_group(std::int64_t dp_i, std::int64_t pp_i) const;
   std::vector<std::int32_t> dp_group(std::int64_t tp_i, std::int64_t pp_i) const;
+  // The same groups appended to `out` (a group set's list, without a vector per group).
+  void append_tp_group(std::int64_t dp_i, std::int64_t pp_i, std::vector<std::int32_t>& out) const;
+  void append_dp_group(std::int64_t tp_i, std::int64_t pp_i, std::vector<std::int32_t>& out) const;
   // The EP group of DP coordinate dp_i (ep ranks) and its experts' data-parallel group
   // (dp() / ep ranks: cp x dp / ep).
   std::vector<std::int32_t> ep_group(std::int64_t tp_i, std::int64_t dp_i, std::int64_t pp_i) const;
