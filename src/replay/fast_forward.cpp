@@ -429,7 +429,8 @@ std::int64_t predicted_cycle(const StepInput& input, const workload::ResolvedPla
   if (most < 2 || most == plan.pp) return 0;
   // One micro-batch: every micro-batch runs the same tasks, so its compute per stage is the
   // stage's load, for about a 49th of the build of the 405B's check of its own period (M2 = 49).
-  const StepRun probe = prepare_step(input, with_micro_batches(resolved, 1));
+  // Priced, never replayed: built without the replicas' lists.
+  const StepRun probe = prepare_step(input, with_micro_batches(resolved, 1), false);
   const workload::StepGraph& g = probe.graph;
   std::vector<double> rank_load(g.simulated_ranks.size(), 0.0);
   std::vector<double> stage_load(static_cast<std::size_t>(plan.pp), 0.0);

@@ -34,7 +34,7 @@ double rank_memory_capacity(const hw::ClusterSpec& cluster) {
   return workload::rank_memory_capacity(chip, physical_cores_per_rank(chip));
 }
 
-StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved) {
+StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved, bool replicas) {
   StepRun run;
   const hw::DeviceMap devices(input.cluster);
   run.ranks = devices.ranks();
@@ -46,6 +46,7 @@ StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved) {
   check_step_size(estimate_step_size(input.cluster, input.model, run.plan, input.symmetric), input.max_memory_bytes);
   workload::BuildOptions options;
   options.symmetric = input.symmetric;
+  options.replicas = replicas;
   options.total_ranks = run.ranks;
   options.ranks_per_instance = devices.ranks_per_instance();
   run.graph = workload::build_step(input.model, run.resolved.training, run.resolved.parallelism, input.software, options);

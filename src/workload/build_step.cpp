@@ -37,7 +37,7 @@ class Builder {
         plan_(make_plan(model, training, par, opts.total_ranks)),
         layout_(plan_.tp, plan_.grad_dp(), plan_.pp, plan_.rank_order, plan_.ep, plan_.cp),
         dims_(layer_dims(model, plan_.tp, plan_.ep)),
-        calls_(layout_, opts.symmetric, graph_),
+        calls_(layout_, opts.symmetric && opts.replicas, graph_),
         virtual_count_(plan_.pp * plan_.virtual_stages),
         positions_(model.max_positions > 0 ? model.max_positions : training.seq_len) {}
 
@@ -543,6 +543,7 @@ class Builder {
         t.index = at->second;
         if (!fresh) continue;
         auto& list = graph_.replica_sets.emplace_back();
+        if (!opts_.replicas) continue;
         list.reserve(static_cast<std::size_t>(layout_.dp() * plan_.tp - 1));
         for (I64 d = 0; d < layout_.dp(); ++d) {
           for (I64 tp = 0; tp < plan_.tp; ++tp) {

@@ -82,8 +82,9 @@ StepRun simulate_step(const StepInput& input);
 // prepare_step builds the graph, prices its works and estimates memory (no replay, `timeline`
 // empty); replay_step runs it on the engine with input.network and fills timeline and links.
 // `fabric`, when given, must be input.cluster's (net/fabric.hpp): plans on one cluster then share
-// its topology and routes; the figures are the same with or without it.
-StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved);
+// its topology and routes; the figures are the same with or without it. `replicas` false builds
+// without the replicas' lists (workload::BuildOptions::replicas): a graph to price, not to replay.
+StepRun prepare_step(const StepInput& input, workload::ResolvedPlan resolved, bool replicas = true);
 void replay_step(const StepInput& input, StepRun& run, std::shared_ptr<net::Fabric> fabric = {});
 // Fills run.work_costs and run.work_seconds (a work's measured time where it has one, else its
 // cost on input.cluster's chip at run.resolved.training's dtype) and comm_compute_slowdown.

@@ -34,6 +34,10 @@ struct BuildOptions {
   // group and pipeline transfer is listed as a replica so the network carries all traffic.
   // false: every rank has its own tasks (same shape per rank).
   bool symmetric = true;
+  // A symmetric build's replicas listed (group sets, pipeline pairs): false lists the simulated
+  // ranks' own groups and pairs only, for a graph that is priced and never replayed (at 65,536
+  // chips the lists are most of a build).
+  bool replicas = true;
   std::int64_t total_ranks = 0;         // ranks of the cluster; 0: tp * pp * dp, not checked
   std::int64_t ranks_per_instance = 0;  // for the finding "TP group spans instances"; 0: skip
 };
