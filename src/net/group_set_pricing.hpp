@@ -17,12 +17,14 @@
 // recompute mode) neither schedules nor routes them again.
 //
 // A group inside one unit (an UltraServer, or an instance; unit_translation.hpp) other than the
-// first is priced as the image of the same group in unit 0, when every link that group's routes
-// cross translates; a group whose ranks all sit c > 0 cores into their chips, as the image of the
-// group c cores back (the same chips and routes, DMA links c further). Such a group has no
-// schedule, route or terms of its own: its time is the image's (the same terms), its link bytes
-// the image's per-group tally with each link moved. Across the Clos only
-// the core shift applies (the spine is a hash of the chip pair, the same for both groups).
+// first is priced as the image of the same group in unit 0, and a group across several units as
+// the image of the group whole Clos periods back (leaf groups of instances: a pair's spine is the
+// same for both, router.hpp), when every link that group's routes cross translates by that shift;
+// a group whose ranks all sit c > 0 cores into their chips, as the image of the group c cores
+// back (the same chips and routes, DMA links c further). Such a group has no schedule, route or
+// terms of its own: its time is the image's (the same terms), its link bytes the image's
+// per-group tally with each link moved. A set's groups are sorted by image once (images_of), and
+// the algorithm is chosen once per image and call.
 //
 // The result is what one closed form and link tally per group give (AnalyticModel::result), to
 // the picosecond and, link by link, in the same order of additions.

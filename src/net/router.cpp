@@ -32,22 +32,24 @@ std::uint64_t pair_key(int src, int dst) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
 }
 
-// What the ECMP choice of a pair across the Clos hashes: the source's instance within its leaf
-// group, how many instances on the destination lies, and how many rails on (mod rails). Pairs
-// that can meet on one link still draw their spines independently, as with a hash of the chip
-// pair: the uplinks of one leaf (one rail, leaf_radix consecutive instances) carry pairs with
-// distinct (source instance, destination chip), so distinct keys; the downlinks into one leaf carry
-// pairs with distinct (source chip, destination instance), whose keys differ too (two sources of
-// one rail and one offset in the group are one source). Pairs moved by whole leaf groups of
-// instances, or by whole rails, keep their spine: a group of ranks across several UltraServers is
-// priced as the image of one that many instances back (unit_translation.hpp).
-std::uint64_t clos_key(const Topology& t, int src_chip, int dst_chip) {
+// The ECMP choice of a pair across the Clos: a hash of the source's instance within its leaf
+// group, how many instances on the destination lies, and the two rails. Pairs that can meet on
+// one link still draw their spines independently, as with a hash of the chip pair: the uplinks of
+// one leaf (one rail, leaf_radix consecutive instances) carry pairs with distinct (source
+// instance, destination chip), so distinct keys; the downlinks into one leaf carry pairs with
+// distinct (source chip, destination instance), whose keys differ too (two sources of one rail
+// and one offset in the group are one source). Pairs moved by whole leaf groups of instances keep
+// their spine: a group of ranks across several UltraServers is priced as the image of one that
+// many instances back (unit_translation.hpp). What that costs: each leaf group's pattern of
+// spines repeats in the others (the rails' patterns do not), so the busiest spine link of a large
+// cluster is the busiest of one leaf group's.
+std::uint64_t clos_spine_hash(const Topology& t, int src_chip, int dst_chip) {
   const int cpi = t.devices().chips_per_instance();
   const int si = src_chip / cpi, di = dst_chip / cpi;
-  const int rails = std::max(1, t.rails());
-  const int rail_offset = ((dst_chip % cpi - src_chip % cpi) % rails + rails) % rails;
-  return (static_cast<std::uint64_t>(si % t.leaf_group_size()) << 48) |
-         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(di - si)) << 16) | static_cast<std::uint64_t>(rail_offset);
+  const std::uint64_t instances = (static_cast<std::uint64_t>(si % t.leaf_group_size()) << 32) |
+                                  static_cast<std::uint32_t>(di - si);
+  const std::uint64_t rails = (static_cast<std::uint64_t>(src_chip % cpi) << 32) | static_cast<std::uint32_t>(dst_chip % cpi);
+  return mix(mix(instances) ^ rails);
 }
 
 enum class StageKind : std::uint8_t {
@@ -277,7 +279,7 @@ void Router::search(int src_chip, int dst_chip) {
       // Between instances only: inside one, a pair the instance's own links do not join has no route.
       if (si == di || !topo_->has_clos()) continue;
       stage.spine_index =
-          static_cast<int>(mix(clos_key(*topo_, src_chip, dst_chip)) % static_cast<std::uint64_t>(topo_->spine_count()));
+          static_cast<int>(clos_spine_hash(*topo_, src_chip, dst_chip) % static_cast<std::uint64_t>(topo_->spine_count()));
       stage.spine = topo_->spine(stage.spine_index);
       stage.down_leaf = topo_->leaf(dst_chip % cpi, di);
     }

@@ -4,10 +4,10 @@
 // each unit's DMA loops, torus links and Z-ring links in the same order, so the image of such a
 // link under a shift of k units is its id plus k times its kind's stride. The Clos between
 // instances translates too, by whole leaf groups: its EFA ports are wired chip by chip and its
-// leaf-spine links leaf by leaf, and a pair's spine depends only on where its ends lie within
-// their leaf group and on their offsets (router.cpp, clos_key), so a shift by a multiple of the
-// Clos period (the fewest units that are whole leaf groups of instances) carries a route across
-// the Clos onto the shifted pair's route. What is translated is checked, not assumed:
+// leaf-spine links leaf by leaf, and a pair's spine depends only on where its source lies within
+// its leaf group, its instance offset and its rails (router.cpp, clos_spine_hash), so a shift by
+// a multiple of the Clos period (the fewest units that are whole leaf groups of instances)
+// carries a route across the Clos onto the shifted pair's route. What is translated is checked, not assumed:
 // unit_translation() compares every link of these kinds with its image one unit (the Clos: one
 // period) on (ends shifted, the same kind, bandwidth and latency), and leaves a kind out when one
 // does not match. Switches (NVSwitch, trn3's) never translate.

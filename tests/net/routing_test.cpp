@@ -47,19 +47,19 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 // Up-down on the rail-optimised Clos: the source's leaf, and unless the destination is on it, the
-// spine splitmix64(key) mod spines and the destination's leaf. The key (router.hpp) packs the
-// source's instance within its leaf group of leaf_radix instances (bits 48 up), the instance
-// offset to the destination as 32 bits (bits 16-47) and the rail offset mod rails (bits 0-15).
+// spine h mod spines and the destination's leaf, with h (router.hpp) splitmix64 of
+// splitmix64(source instance mod leaf_radix << 32 | instance offset as 32 bits) xor
+// (source rail << 32 | destination rail).
 std::vector<int> clos_path(const net::Topology& t, int src, int dst) {
   const int cpi = t.devices().chips_per_instance();
   const int up = t.leaf(src % cpi, src / cpi), down = t.leaf(dst % cpi, dst / cpi);
   if (up == down) return {src, up, dst};
   const int si = src / cpi, di = dst / cpi;
   const int radix = t.cluster().fabric.leaf_radix;
-  const int rail_offset = (dst % cpi - src % cpi + cpi) % cpi;
-  const std::uint64_t key = (std::uint64_t(si % radix) << 48) | (std::uint64_t(std::uint32_t(di - si)) << 16) |
-                            std::uint64_t(rail_offset);
-  const int spine = t.spine(static_cast<int>(splitmix64(key) % std::uint64_t(t.spine_count())));
+  const std::uint64_t instances = (std::uint64_t(si % radix) << 32) | std::uint32_t(di - si);
+  const std::uint64_t rails = (std::uint64_t(src % cpi) << 32) | std::uint32_t(dst % cpi);
+  const std::uint64_t h = splitmix64(splitmix64(instances) ^ rails);
+  const int spine = t.spine(static_cast<int>(h % std::uint64_t(t.spine_count())));
   return {src, up, spine, down, dst};
 }
 std::vector<net::LinkId> links_of(const net::Topology& t, const std::vector<int>& path) {

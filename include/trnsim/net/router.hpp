@@ -12,9 +12,10 @@
 //  - rail-optimised Clos between instances: up-down: chip -> leaf -> chip when both are on one
 //    leaf, otherwise chip -> leaf -> spine -> leaf -> chip with the spine chosen by a fixed hash
 //    (splitmix64), the equal-cost choice, of what tells apart the pairs that can share a link of
-//    that spine: the source's instance within its leaf group, the instance and rail offsets to the
-//    destination (router.cpp, clos_key). Every link's pairs draw independent spines, as with a hash
-//    of the chip pair, and a pair moved by whole leaf groups of instances keeps its spine.
+//    that spine: the source's instance within its leaf group, the instance offset to the
+//    destination and the two rails (router.cpp, clos_spine_hash). Every link's pairs draw
+//    independent spines, as with a hash of the chip pair, and a pair moved by whole leaf groups of
+//    instances keeps its spine.
 // On a torus (trn1, trn2, trn2u), a pair of chips inside one UltraServer (or instance, where
 // there are none) past the first is routed as the image of the same pair in the first, its links
 // shifted by whole units (unit_translation.hpp: the units are wired alike, and the torus and
