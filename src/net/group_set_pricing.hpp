@@ -110,8 +110,12 @@ class GroupSetPricing {
   // periods) and cores (UnitTranslation::offset_of) fall on a few distinct rank lists, and the
   // algorithm's choice and the plan of each are asked once per list, not once per group. The
   // choice is the same for a group and its image: the policy reads the op, the size and whether
-  // the ranks span instances, supports() how they sit in instances and chips, and the optimum
-  // the schedules' times, all kept by whole-unit and core shifts.
+  // the ranks span instances, and supports() how they sit in instances and chips, all kept by
+  // whole-unit and core shifts; the optimum compares the schedules' times, which are the image's
+  // where the group's links translate, and otherwise (a group priced on its own: switch links,
+  // a shift that is no whole Clos period) equal because every unit of a cluster is one instance
+  // preset wired alike (checked link by link for the translated kinds, by construction for
+  // switches).
   struct SetImages {
     std::vector<std::uint32_t> of_group;           // per group: its image, into `ranks`
     std::vector<UnitTranslation::Offset> offset;   // per group

@@ -3,7 +3,9 @@
 # micro-batches of 1 per replica, as in configs/examples/llama3.1-405b-trn2u.json) at 1,024,
 # 4,096, 16,384 and 65,536 chips, analytic network by default. Symmetric simulation runs 16 ranks
 # whatever the size; this prints, per size, the events, wall time and peak RSS of `trnsim run`
-# and its user and system CPU time (medians of --reps runs of /usr/bin/time, the sizes interleaved).
+# and its user and system CPU time (medians of --reps runs, the sizes interleaved; times from
+# bash's time, to the millisecond, the peak RSS from /usr/bin/time), and the wall-time ratio of
+# the last size to the first.
 # A benchmark, not a test: nothing is asserted.
 #   tools/bench/scale_replicas.sh [TRNSIM] [--reps N] [--network analytic|flow] [--chips LIST] [-- EXTRA RUN ARGS]
 set -euo pipefail
@@ -44,9 +46,13 @@ for ((r = 0; r < reps; ++r)); do
     batch=$((dp * 128))
     # Bash's time to the millisecond (its user and system time include /usr/bin/time's own, about
     # a millisecond), /usr/bin/time for the peak RSS.
-    { time /usr/bin/time -f '%M' -o "$tmp/rss.txt" "$trnsim" run configs/examples/llama3.1-405b-trn2u.json \
+    if ! { time /usr/bin/time -f '%M' -o "$tmp/rss.txt" "$trnsim" run configs/examples/llama3.1-405b-trn2u.json \
       --network "$network" --set cluster.count=$count --set parallelism.dp=$dp --set training.global_batch=$batch \
-      "${extra[@]}" > "$tmp/out.$chips" 2> "$tmp/err.txt"; } 2> "$tmp/time.txt"
+      "${extra[@]}" > "$tmp/out.$chips" 2> "$tmp/err.txt"; } 2> "$tmp/time.txt"; then
+      echo "tools/bench/scale_replicas.sh: the run at $chips chips failed:" >&2
+      grep -v '^Command exited' "$tmp/err.txt" >&2 || true
+      exit 1
+    fi
     read -r wall user sys < <(tail -1 "$tmp/time.txt")
     read -r rss < <(tail -1 "$tmp/rss.txt")
     echo "$wall" >> "$tmp/wall.$chips"; echo "$user" >> "$tmp/user.$chips"; echo "$sys" >> "$tmp/sys.$chips"

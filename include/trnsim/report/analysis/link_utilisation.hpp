@@ -37,7 +37,8 @@ struct LinkUtilisation {
 };
 
 // Contract: O(links x top_n) at worst; `topology` (the links' own) names the top links and gives their
-// bandwidths: InternalError when it is null and a link carried traffic. step_time_s <= 0 gives
+// bandwidths: InternalError when it is null and a link is to be named (top_n > 0 and a link
+// carried traffic). step_time_s <= 0 gives
 // fractions of 0.
 LinkUtilisation link_utilisation(std::span<const net::LinkUsage> links, const net::Topology* topology,
                                  double step_time_s, std::size_t top_n = 10);
