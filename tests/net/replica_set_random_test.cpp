@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "test_clusters.hpp"
+#include "test_runs.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/hw/device_map.hpp"
-#include "trnsim/net/fabric.hpp"
 #include "trnsim/net/network.hpp"
 
 using namespace trnsim;
@@ -29,27 +29,15 @@ using net::NetworkModelKind;
 
 namespace {
 
-// A reference network (one call per group or pair) and a network of set calls, each on a
-// fabric of its own, so that neither reuses the other's routes.
-struct Twins {
-  explicit Twins(const hw::ClusterSpec& c)
-      : each_fabric(std::make_shared<net::Fabric>(c)),
-        set_fabric(std::make_shared<net::Fabric>(c)),
-        each(each_fabric, NetworkModelKind::Analytic, each_engine),
-        sets(set_fabric, NetworkModelKind::Analytic, set_engine) {}
-  // The same links, each with the same bytes.
-  bool same_links() const {
-    const auto x = each.link_usage(), y = sets.link_usage();
-    if (x.size() != y.size()) return false;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      if (x[i].id != y[i].id || x[i].bytes != y[i].bytes) return false;
-    }
-    return true;
+// The same links in both networks, each with the same bytes.
+bool same_links(const test::AnalyticTwins& t) {
+  const auto x = t.each.link_usage(), y = t.sets.link_usage();
+  if (x.size() != y.size()) return false;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i].id != y[i].id || x[i].bytes != y[i].bytes) return false;
   }
-  sim::Engine each_engine, set_engine;
-  std::shared_ptr<net::Fabric> each_fabric, set_fabric;
-  net::Network each, sets;
-};
+  return true;
+}
 
 int uniform(std::mt19937& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
 
@@ -63,7 +51,7 @@ void compare_groups(const hw::ClusterSpec& c, const std::vector<std::vector<int>
   std::vector<std::int32_t> flat;
   for (const auto& g : groups) flat.insert(flat.end(), g.begin(), g.end());
   try {
-    Twins t(c);
+    test::AnalyticTwins t(c);
     sim::Time last, done;
     for (const auto& g : groups) {
       t.each.start(net::Collective{op, g, bytes, a}, [&] { last = std::max(last, t.each_engine.now()); });
@@ -75,7 +63,7 @@ void compare_groups(const hw::ClusterSpec& c, const std::vector<std::vector<int>
     INFO(groups.size() << " groups of " << groups[0].size() << " from rank " << groups[0][0] << ", op "
                        << static_cast<int>(op) << ", algorithm " << static_cast<int>(a));
     CHECK(done == last);
-    CHECK(t.same_links());
+    CHECK(same_links(t));
     ++tally.compared;
   } catch (const InputError&) {
     ++tally.skipped;  // the algorithm cannot run these groups
@@ -141,7 +129,7 @@ void random_pairs(const hw::ClusterSpec& c, std::mt19937& rng, int cases, Tally&
       if (x >= 0 && y >= 0 && x < ranks && y < ranks && x != y) pairs.emplace_back(x, y);
     }
     if (pairs.empty()) continue;
-    Twins t(c);
+    test::AnalyticTwins t(c);
     sim::Time last, done;
     for (const auto& [x, y] : pairs) t.each.start_transfer(x, y, 3e6, [&] { last = std::max(last, t.each_engine.now()); });
     t.each_engine.run();
@@ -149,7 +137,7 @@ void random_pairs(const hw::ClusterSpec& c, std::mt19937& rng, int cases, Tally&
     t.set_engine.run();
     INFO(pairs.size() << " pairs from " << pairs[0].first << " -> " << pairs[0].second);
     CHECK(done == last);
-    CHECK(t.same_links());
+    CHECK(same_links(t));
     ++tally.compared;
   }
 }

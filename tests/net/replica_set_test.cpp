@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "test_clusters.hpp"
+#include "test_runs.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/net/fabric.hpp"
 #include "trnsim/net/network.hpp"
@@ -265,34 +266,30 @@ TEST_CASE("network: groups inside later UltraServers cost what one call per grou
     for (const auto& g : groups) {
       if (g.size() == 8) rows.insert(rows.end(), g.begin(), g.end());
     }
-    sim::Engine each_engine, set_engine;
-    const auto each_fabric = std::make_shared<net::Fabric>(c);
-    const auto set_fabric = std::make_shared<net::Fabric>(c);
-    net::Network each(each_fabric, NetworkModelKind::Analytic, each_engine);
-    net::Network sets(set_fabric, NetworkModelKind::Analytic, set_engine);
+    test::AnalyticTwins t(c);
     sim::Time each_rows, each_rings, set_rows, set_rings;
     for (const auto& g : groups) {
       sim::Time& last = g.size() == 8 ? each_rows : each_rings;
-      each.start(net::Collective{op, g, s, Algorithm::Ring}, [&] { last = std::max(last, each_engine.now()); });
+      t.each.start(net::Collective{op, g, s, Algorithm::Ring}, [&] { last = std::max(last, t.each_engine.now()); });
     }
-    each_engine.run();
+    t.each_engine.run();
     const net::Collective call{op, {}, s, Algorithm::Ring};
-    sets.start_group_set(call, sets.add_group_set(rows, 8), [&] { set_rows = set_engine.now(); });
-    sets.start_group_set(call, sets.add_group_set(ranks, 4), [&] { set_rings = set_engine.now(); });
-    set_engine.run();
+    t.sets.start_group_set(call, t.sets.add_group_set(rows, 8), [&] { set_rows = t.set_engine.now(); });
+    t.sets.start_group_set(call, t.sets.add_group_set(ranks, 4), [&] { set_rings = t.set_engine.now(); });
+    t.set_engine.run();
     CHECK(set_rows == each_rows);
     CHECK(set_rings == each_rings);
-    CHECK(set_engine.events_processed() == 2);
+    CHECK(t.set_engine.events_processed() == 2);
     // The same links, each with the same bytes: one start() adds a group's bytes link by link in
     // group order, as the set's tally does, so the sums are equal, not just close.
-    const int z_links = same_links(each, sets, net::LinkKind::UltraServerZ);
+    const int z_links = same_links(t.each, t.sets, net::LinkKind::UltraServerZ);
     // Both Z rings (4 instances each) send one way round: 4 Z links each. The EFA groups run in
     // ring order (ring_order: by instance), 0 -> 32 -> 128 -> 160 -> 0: the steps 0 -> 32 and
     // 128 -> 160 stay inside an UltraServer, on one Z link each; their core-1 twins are on the
     // same chips, so on the same two Z links.
     CHECK(z_links == 8 + 2);
     // UltraServer 1's rows and ring, and the second EFA group, were not routed: only their images.
-    CHECK(set_fabric->router.cached_routes() < each_fabric->router.cached_routes());
+    CHECK(t.set_fabric->router.cached_routes() < t.each_fabric->router.cached_routes());
   }
 }
 
@@ -338,25 +335,21 @@ TEST_CASE("network: groups across UltraServers cost what one call per group cost
     INFO("op " << static_cast<int>(op) << ", algorithm " << static_cast<int>(algorithm));
     std::vector<std::int32_t> ranks;
     for (const auto& g : groups) ranks.insert(ranks.end(), g.begin(), g.end());
-    sim::Engine each_engine, set_engine;
-    const auto each_fabric = std::make_shared<net::Fabric>(c);
-    const auto set_fabric = std::make_shared<net::Fabric>(c);
-    net::Network each(each_fabric, NetworkModelKind::Analytic, each_engine);
-    net::Network sets(set_fabric, NetworkModelKind::Analytic, set_engine);
+    test::AnalyticTwins t(c);
     sim::Time each_last, set_done;
     for (const auto& g : groups) {
-      each.start(net::Collective{op, g, s, algorithm}, [&] { each_last = std::max(each_last, each_engine.now()); });
+      t.each.start(net::Collective{op, g, s, algorithm}, [&] { each_last = std::max(each_last, t.each_engine.now()); });
     }
-    each_engine.run();
-    sets.start_group_set(net::Collective{op, {}, s, algorithm}, sets.add_group_set(ranks, 4),
-                         [&] { set_done = set_engine.now(); });
-    set_engine.run();
+    t.each_engine.run();
+    t.sets.start_group_set(net::Collective{op, {}, s, algorithm}, t.sets.add_group_set(ranks, 4),
+                         [&] { set_done = t.set_engine.now(); });
+    t.set_engine.run();
     CHECK(set_done == each_last);
-    CHECK(set_engine.events_processed() == 1);
+    CHECK(t.set_engine.events_processed() == 1);
     // The rings cross rails between instances, so over spines: the test covers the Clos's images.
-    CHECK(same_links(each, sets, net::LinkKind::ClosUplink) > 0);
+    CHECK(same_links(t.each, t.sets, net::LinkKind::ClosUplink) > 0);
     // The groups 2 and 4 UltraServers on were not routed: only their images.
-    CHECK(set_fabric->router.cached_routes() < each_fabric->router.cached_routes());
+    CHECK(t.set_fabric->router.cached_routes() < t.each_fabric->router.cached_routes());
   }
 }
 
@@ -372,15 +365,11 @@ TEST_CASE("network: pairs across UltraServers cost what one transfer per pair co
     pairs.emplace_back(128 * u + 1, 128 * (u + 2) + 99);    // its twin one core on
     if (u < 4) pairs.emplace_back(128 * u + 36, 128 * (u + 4) + 10);  // rail 2 -> 5, four on
   }
-  sim::Engine each_engine, set_engine;
-  const auto each_fabric = std::make_shared<net::Fabric>(c);
-  const auto set_fabric = std::make_shared<net::Fabric>(c);
-  net::Network each(each_fabric, NetworkModelKind::Analytic, each_engine);
-  net::Network sets(set_fabric, NetworkModelKind::Analytic, set_engine);
-  CHECK(pair_set_time(sets, set_engine, pairs, bytes) == last_transfer_time(each, each_engine, pairs, bytes));
-  CHECK(same_links(each, sets, net::LinkKind::ClosUplink) > 0);
+  test::AnalyticTwins t(c);
+  CHECK(pair_set_time(t.sets, t.set_engine, pairs, bytes) == last_transfer_time(t.each, t.each_engine, pairs, bytes));
+  CHECK(same_links(t.each, t.sets, net::LinkKind::ClosUplink) > 0);
   // The pairs from UltraServers 2 to 5 were not routed: only their images from 0 and 1.
-  CHECK(set_fabric->router.cached_routes() < each_fabric->router.cached_routes());
+  CHECK(t.set_fabric->router.cached_routes() < t.each_fabric->router.cached_routes());
 }
 
 TEST_CASE("network: pairs inside later UltraServers and on later cores cost what one transfer per pair costs") {
@@ -400,20 +389,16 @@ TEST_CASE("network: pairs inside later UltraServers and on later cores cost what
   }
   pairs.emplace_back(0, 160);  // across EFA, and its twin one core on
   pairs.emplace_back(1, 161);
-  sim::Engine each_engine, set_engine;
-  const auto each_fabric = std::make_shared<net::Fabric>(c);
-  const auto set_fabric = std::make_shared<net::Fabric>(c);
-  net::Network each(each_fabric, NetworkModelKind::Analytic, each_engine);
-  net::Network sets(set_fabric, NetworkModelKind::Analytic, set_engine);
-  CHECK(pair_set_time(sets, set_engine, pairs, bytes) == last_transfer_time(each, each_engine, pairs, bytes));
-  CHECK(set_engine.events_processed() == 1);
+  test::AnalyticTwins t(c);
+  CHECK(pair_set_time(t.sets, t.set_engine, pairs, bytes) == last_transfer_time(t.each, t.each_engine, pairs, bytes));
+  CHECK(t.set_engine.events_processed() == 1);
   // Each pair adds the same bytes to each link of its route, so the sums are equal, not just close.
-  const int dma_links = same_links(each, sets, net::LinkKind::Dma);
+  const int dma_links = same_links(t.each, t.sets, net::LinkKind::Dma);
   // Every pair inside an UltraServer leaves through its sender's DMA link (4 senders in each of
   // 3); the pairs across EFA do not.
   CHECK(dma_links == 12);
   // UltraServers 1 and 2's chip pairs were not routed: only their images in UltraServer 0.
-  CHECK(set_fabric->router.cached_routes() < each_fabric->router.cached_routes());
+  CHECK(t.set_fabric->router.cached_routes() < t.each_fabric->router.cached_routes());
 }
 
 TEST_CASE("network: pairs in later instances whose links do not translate are routed themselves") {
