@@ -48,22 +48,6 @@ struct UnitTranslation {
   int ranks_per_chip = 1;
   LinkId dma_end = 0;  // DMA links are [0, dma_end)
 
-  // Contract: the image of link l under a shift of k units, or -1 when l's kind does not
-  // translate or k is not a multiple of its period. O(ranges). Within a range the image keeps
-  // the order of ids, and ranges stay in order.
-  LinkId shift(LinkId l, int k) const {
-    for (int i = 0; i < range_count; ++i) {
-      const Range& r = ranges[static_cast<std::size_t>(i)];
-      if (l >= r.first && l < r.end) return k % r.period == 0 ? l + k / r.period * r.stride : -1;
-    }
-    return -1;
-  }
-  // Contract: the image of link l when ranks move by k units and c cores (l a link of a group
-  // whose every link shift() translates by k when k > 0). O(ranges); keeps the order of ids.
-  LinkId image(LinkId l, int k, int c) const {
-    const LinkId m = k == 0 ? l : shift(l, k);
-    return l < dma_end ? m + c : m;
-  }
   // Which range holds link l, or -1. O(ranges).
   int range_of(LinkId l) const {
     for (int i = 0; i < range_count; ++i) {
@@ -71,6 +55,21 @@ struct UnitTranslation {
       if (l >= r.first && l < r.end) return i;
     }
     return -1;
+  }
+  // Contract: the image of link l under a shift of k units, or -1 when l's kind does not
+  // translate or k is not a multiple of its period. O(ranges). Within a range the image keeps
+  // the order of ids, and ranges stay in order.
+  LinkId shift(LinkId l, int k) const {
+    const int i = range_of(l);
+    if (i < 0) return -1;
+    const Range& r = ranges[static_cast<std::size_t>(i)];
+    return k % r.period == 0 ? l + k / r.period * r.stride : -1;
+  }
+  // Contract: the image of link l when ranks move by k units and c cores (l a link of a group
+  // whose every link shift() translates by k when k > 0). O(ranges); keeps the order of ids.
+  LinkId image(LinkId l, int k, int c) const {
+    const LinkId m = k == 0 ? l : shift(l, k);
+    return l < dma_end ? m + c : m;
   }
   // image()'s arithmetic for a shift of k units, worked out once: a pass over many links (a
   // group's, a pair set's) looks each link's range up once (range_of) and moves it in O(1),
@@ -95,11 +94,8 @@ struct UnitTranslation {
   // The units a shift of link l must be a multiple of for it to have an image; 0 when its kind
   // does not translate. O(ranges).
   int period(LinkId l) const {
-    for (int i = 0; i < range_count; ++i) {
-      const Range& r = ranges[static_cast<std::size_t>(i)];
-      if (l >= r.first && l < r.end) return r.period;
-    }
-    return 0;
+    const int i = range_of(l);
+    return i < 0 ? 0 : ranges[static_cast<std::size_t>(i)].period;
   }
   // The period of a set of links: the Clos period if one of them is the Clos's, 1 if none is,
   // 0 if one does not translate (periods are 1 and the Clos period, which is a multiple of 1).
