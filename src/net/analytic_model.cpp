@@ -148,7 +148,7 @@ AnalyticModel::SetCall& AnalyticModel::pair_set_call(ReplicaSetId set, double by
   std::uint64_t last_key = FlatIndex::kEmpty;
   std::uint32_t last = 0;
   const auto image = [&](int src, int dst) -> std::uint32_t {
-    const std::uint64_t k = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
+    const std::uint64_t k = pair_key(src, dst);
     if (k == last_key) return last;
     last_key = k;
     if (const std::uint32_t* known = index.find(k)) return last = *known;

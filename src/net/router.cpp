@@ -28,10 +28,6 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-std::uint64_t pair_key(int src, int dst) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
-}
-
 // The ECMP choice of a pair across the Clos: a hash of the source's instance within its leaf
 // group, how many instances on the destination lies, and the two rails. Pairs that can meet on
 // one link still draw their spines independently, as with a hash of the chip pair: the uplinks of
@@ -46,10 +42,7 @@ std::uint64_t pair_key(int src, int dst) {
 std::uint64_t clos_spine_hash(const Topology& t, int src_chip, int dst_chip) {
   const int cpi = t.devices().chips_per_instance();
   const int si = src_chip / cpi, di = dst_chip / cpi;
-  const std::uint64_t instances = (static_cast<std::uint64_t>(si % t.leaf_group_size()) << 32) |
-                                  static_cast<std::uint32_t>(di - si);
-  const std::uint64_t rails = (static_cast<std::uint64_t>(src_chip % cpi) << 32) | static_cast<std::uint32_t>(dst_chip % cpi);
-  return mix(mix(instances) ^ rails);
+  return mix(mix(pair_key(si % t.leaf_group_size(), di - si)) ^ pair_key(src_chip % cpi, dst_chip % cpi));
 }
 
 enum class StageKind : std::uint8_t {

@@ -9,6 +9,11 @@
 
 namespace trnsim::net {
 
+// A FlatIndex key of a pair of ids: a in the high 32 bits, b (as 32 bits) in the low ones.
+inline std::uint64_t pair_key(int a, int b) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+}
+
 class FlatIndex {
  public:
   // The one key that cannot be stored: it marks an empty slot (the callers' keys are pairs of
