@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "../workload/hand_graph.hpp"
@@ -17,12 +20,22 @@ namespace {
 
 sim::Time usec(double v) { return sim::Time::seconds(v * 1e-6); }
 
-// The one collective of `g` made an all-reduce of 1 MB over ranks 0 and 1 (the HBM-sharing tests).
-void as_all_reduce_of_1mb(StepGraph& g) {
+// The HBM-sharing tests: `g` replayed with its one collective made an all-reduce of 1 MB over
+// ranks 0 and 1 lasting 10 us (ExpectingCommunicator), and its one work of 3 us priced by
+// `task_seconds` on a rank of HBM `hbm` B/s.
+replay::Timeline replay_sharing_hbm(StepGraph& g, double hbm,
+                                    std::function<double(std::uint32_t, double)> task_seconds) {
   g.collectives[0].op = workload::CollectiveOp::AllReduce;
   g.collectives[0].bytes = 1e6;
   g.group_sets = {workload::GroupSet{2, {0, 1}}};
   g.collectives[0].group_set = 0;
+  sim::Engine engine;
+  test::ExpectingCommunicator comm(engine, usec(10));
+  const std::vector<double> seconds{3e-6};
+  replay::ExecutorOptions options;
+  options.hbm_sharing.rank_hbm_bytes_per_s = hbm;
+  options.hbm_sharing.task_seconds = std::move(task_seconds);
+  return replay::execute(engine, g, seconds, comm, options);
 }
 
 }  // namespace
@@ -137,18 +150,11 @@ TEST_CASE("executor: collective DMA traffic takes its share of HBM from compute 
   b.edge(m, after);
   b.edge(c, after);
   StepGraph g = b.finish({0}, 1, 1);
-  as_all_reduce_of_1mb(g);
-  sim::Engine engine;
-  test::ExpectingCommunicator comm(engine, usec(10));
-  const std::vector<double> seconds{3e-6};
-  replay::ExecutorOptions options;
-  options.hbm_sharing.rank_hbm_bytes_per_s = 1e12;
   std::vector<double> shares;
-  options.hbm_sharing.task_seconds = [&shares](std::uint32_t, double share) {
+  const auto tl = replay_sharing_hbm(g, 1e12, [&shares](std::uint32_t, double share) {
     shares.push_back(share);
     return 3e-6 / share;
-  };
-  const auto tl = replay::execute(engine, g, seconds, comm, options);
+  });
   REQUIRE(shares.size() == 1);
   CHECK(shares[0] == Approx(0.8));
   CHECK(tl.spans[c].end.to_seconds() == Approx(3.75e-6));
@@ -166,14 +172,7 @@ TEST_CASE("executor: collectives draw no more HBM than it delivers: compute keep
   b.collective(0, 0);
   const TaskId c = b.compute(0, 0);
   StepGraph g = b.finish({0}, 1, 1);
-  as_all_reduce_of_1mb(g);
-  sim::Engine engine;
-  test::ExpectingCommunicator comm(engine, usec(10));
-  const std::vector<double> seconds{3e-6};
-  replay::ExecutorOptions options;
-  options.hbm_sharing.rank_hbm_bytes_per_s = 1e9;
-  options.hbm_sharing.task_seconds = [](std::uint32_t, double share) { return 3e-6 / share; };
-  const auto tl = replay::execute(engine, g, seconds, comm, options);
+  const auto tl = replay_sharing_hbm(g, 1e9, [](std::uint32_t, double share) { return 3e-6 / share; });
   CHECK(tl.spans[c].end == usec(6));
 }
 
