@@ -8,10 +8,12 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "trnsim/config/experiment.hpp"
 #include "trnsim/config/presets.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/net/network.hpp"
@@ -24,6 +26,7 @@ struct CollectiveOptions {
   ClusterOption cluster;
   std::string op = "all-reduce", dtype = "fp32", algorithm = "auto", network = "analytic";
   std::string software;  // empty: the instance preset's default software
+  std::string release;   // empty: the software's runtime release
   std::uint64_t min = 1024, max = std::uint64_t{1} << 30;  // bytes
   int ranks = 0;
   double factor = 2;
@@ -63,9 +66,21 @@ int run_collective(const CollectiveOptions& o) {
   if (software_name.empty()) {
     throw InputError(fmt::format("{} names no default software: give --software NAME", o.cluster.instance));
   }
-  const workload::SoftwareSpec software = config::load_software(software_name);
+  workload::SoftwareSpec software = config::load_software(software_name);
+  if (!o.release.empty()) {
+    std::vector<std::string> known;
+    for (const net::RuntimeRelease& r : software.collectives.releases) known.push_back(r.name);
+    software.collectives.release = o.release;
+    if (software.collectives.runtime() == nullptr) {
+      throw InputError(fmt::format("--release {}: expected a runtime release of collective library {} ({}), found none "
+                                   "of that name",
+                                   o.release, software.collectives.library,
+                                   known.empty() ? std::string("it has none") : fmt::format("{}", fmt::join(known, ", "))));
+    }
+  }
   const int nodes = o.cluster.instances();
-  const hw::ClusterSpec cluster = config::load_cluster(o.cluster.instance, nodes);
+  hw::ClusterSpec cluster = config::load_cluster(o.cluster.instance, nodes);
+  config::apply_collective_runtime(cluster.instance, software.collectives, o.cluster.instance);
   const hw::DeviceMap devices(cluster);
   const int ranks = o.ranks > 0 ? o.ranks : devices.ranks();
   if (ranks > devices.ranks()) {
@@ -79,8 +94,12 @@ int run_collective(const CollectiveOptions& o) {
   std::iota(c.ranks.begin(), c.ranks.end(), 0);
   fmt::print("# trnsim collective: {} on {} x {}, {} ranks, dtype {}, algorithm {}, network {}\n", o.op, nodes,
              o.cluster.instance, ranks, o.dtype, o.algorithm, o.network);
-  fmt::print("# software {}: collective library {}{}\n", software_name, software.collectives.library,
+  fmt::print("# software {}: collective library {}{}{}\n", software_name, software.collectives.library,
+             software.collectives.release.empty() ? "" : ", runtime release " + software.collectives.release,
              software.collectives.optimal ? " (optimal: the analytic optimum)" : "");
+  if (cluster.instance.calibration.collective_stream_bandwidth > 0)
+    fmt::print("# one collective stream moves at most {:.2f} GB/s (10^9 B/s)\n",
+               cluster.instance.calibration.collective_stream_bandwidth / units::kGB);
   fmt::print("# GB/s columns are GiB/s (2^30 bytes per second), as in the Neuron collective benchmark\n");
   fmt::print("#{:>14} {:>14} {:>6} {:>12} {:>12} {:>12}  {}\n", "size(B)", "count(elems)", "type", "time(us)",
              "algbw(GB/s)", "busbw(GB/s)", "algorithm");
@@ -131,6 +150,9 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_option("--software", opts->software,
                   "Software preset whose collective library chooses the algorithm (default: the instance "
                   "preset's default software)");
+  sub->add_option("--release", opts->release,
+                  "Runtime release of the collective library whose fixed costs and stream efficiency to use, "
+                  "e.g. 2.9 or 2.19 for neuron-runtime (default: the software preset's)");
   sub->add_option("--network", opts->network, network_model_help());
 }
 

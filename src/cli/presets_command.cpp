@@ -17,10 +17,10 @@ void add_presets_command(CLI::App& app, Action& action) {
       fmt::print("instances ({}/hardware):\n", config::config_dir());
       // Column units: TFLOPS = 1e12 FLOP/s, GiB = 2^30 bytes, GB/s = 1e9 bytes/s, Gbps = 1e9 bits/s.
       fmt::print("  {:<24} {:>5} {:>6} {:>16} {:>9} {:>17} {:>9}  {}\n", "name", "chips", "ranks",
-                 "BF16 TFLOPS/inst", "HBM GiB", "intra GB/s/chip", "EFA Gbps", "default software");
+                 "BF16 TFLOPS/inst", "HBM GiB", "intra GB/s/chip/dir", "EFA Gbps", "default software");
       for (const auto& name : list.instances) {
         const hw::InstanceSpec inst = config::load_instance(name);
-        fmt::print("  {:<24} {:>5} {:>6} {:>16.0f} {:>9.0f} {:>17.0f} {:>9.0f}  {}\n", name, inst.chips, inst.ranks(),
+        fmt::print("  {:<24} {:>5} {:>6} {:>16.0f} {:>9.0f} {:>19.0f} {:>9.0f}  {}\n", name, inst.chips, inst.ranks(),
                    inst.peak_flops(hw::Dtype::Bf16) / 1e12, inst.chip.hbm_bytes * inst.chips / units::kGiB,
                    inst.intra.bandwidth / 1e9, inst.efa.bandwidth * 8 / 1e9,
                    inst.default_software.empty() ? "-" : inst.default_software);

@@ -125,6 +125,10 @@ constexpr Field<ChipSpec> kChipFields[] = {
                                      {1e-3, 1e7, "not known: core-to-core copies at half the HBM bandwidth"},
                                      "bytes the chip's DMA engines move per second, all engines together")
         .or_default(0),
+    integer<&ChipSpec::dma_engines>("dma_engines", {0, 65536}, "DMA engines per chip (0: not published)").or_default(0),
+    number<&ChipSpec::dma_engine_bandwidth>("dma_engine_GBps", kGB, {1e-3, 1e7, "not published"},
+                                            "what one DMA engine streams")
+        .or_default(0),
     integer<&ChipSpec::collective_cores>("collective_cores", kUnitsOrNone, "collective-communication cores")
         .or_default(0),
     integer<&ChipSpec::neuronlink_ports>("neuronlink_ports", kUnitsOrNone, "NeuronLink ports (0: not published)")
@@ -163,21 +167,38 @@ constexpr Field<Calibration> kCalibrationFields[] = {
     number<&Calibration::vector_efficiency>("vector_efficiency", 1, kEfficiency, "of the vector and scalar rates"),
     number<&Calibration::hbm_efficiency>("hbm_efficiency", 1, kEfficiency, "of the HBM bandwidth"),
     number<&Calibration::task_overhead_s>("task_overhead_us", kMicro, kLatencyUs, "fixed cost per compute task"),
-    number<&Calibration::collective_launch_s>("collective_launch_us", kMicro, kLatencyUs,
-                                              "launch of one collective operation"),
-    number<&Calibration::collective_step_s>("collective_step_us", kMicro, kLatencyUs,
-                                            "synchronisation of an algorithm step: its shortest duration"),
-    number<&Calibration::collective_message_s>("collective_message_us", kMicro, kLatencyUs,
-                                               "per message a rank posts in a step (per peer)"),
+    // The collective runtime's figures: stated here (GPU presets, or a what-if through --set),
+    // else null and taken from the runtime release the software names (configs/collectives).
+    number<&Calibration::stated, &Calibration::StatedCollectiveFigures::launch_s>(
+        "collective_launch_us", kMicro, kLatencyUs, "launch of one collective operation (null: the runtime release's)"),
+    number<&Calibration::stated, &Calibration::StatedCollectiveFigures::step_s>(
+        "collective_step_us", kMicro, kLatencyUs,
+        "synchronisation of an algorithm step: its shortest duration (null: the runtime release's)"),
+    number<&Calibration::stated, &Calibration::StatedCollectiveFigures::message_s>(
+        "collective_message_us", kMicro, kLatencyUs,
+        "per message a rank posts in a step, per peer (null: the runtime release's)"),
     number<&Calibration::collective_dma_share>("collective_dma_share", 1, kEfficiency,
                                                "of the chip's DMA throughput that collectives sustain")
         .or_default(1.0),
-    number<&Calibration::collective_stream_bandwidth>("collective_stream_GBps", kGB,
-                                                      {1e-3, 1e7, "no limit beyond the links"},
-                                                      "one DMA stream: a rank's sends to one peer in a step")
-        .or_default(0),
+    number<&Calibration::stated, &Calibration::StatedCollectiveFigures::stream_bandwidth>(
+        "collective_stream_GBps", kGB, {0, 1e7, "no limit beyond the links"},
+        "one DMA stream, a rank's sends to one peer in a step (null: the chip's DMA engines per collective core "
+        "x engine rate x the runtime release's stream efficiency; no release: no limit)"),
     number<&Calibration::comm_compute_slowdown>("comm_compute_slowdown", 1, kSlowdown,
                                                 "compute slowdown while a collective runs (GPUs; 1: none)"),
+    // The collective figures the runtime release supplied (apply_collective_runtime), written under
+    // "derived" for the reader and for `sensitivity`; output only: read back, it is ignored (they
+    // follow the release and the chip again), and drop_derived removes it before a --set is parsed.
+    {.read = [](const Field<Calibration>&, ObjectReader& r, Calibration&) { (void)r.raw("derived"); },
+     .write = [](const Field<Calibration>&, const Calibration& c, json& out) {
+       json d = json::object();
+       if (!c.stated.launch_s) d["collective_launch_us"] = c.collective_launch_s / kMicro;
+       if (!c.stated.step_s) d["collective_step_us"] = c.collective_step_s / kMicro;
+       if (!c.stated.message_s) d["collective_message_us"] = c.collective_message_s / kMicro;
+       if (!c.stated.stream_bandwidth && c.collective_stream_bandwidth > 0)
+         d["collective_stream_GBps"] = c.collective_stream_bandwidth / kGB;
+       if (!d.empty()) out["derived"] = std::move(d);
+     }},
 };
 
 constexpr Field<InstanceSpec> kInstanceFields[] = {

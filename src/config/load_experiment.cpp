@@ -83,6 +83,7 @@ Experiment parse_expanded(const json& expanded, const std::string& file) {
   if (!r.present("software"))
     r.fail_at("software", "missing (expected a software preset name; the hardware preset names none)");
   ex.software = parse_software(r.object("software"));
+  apply_collective_runtime(ex.cluster.instance, ex.software.collectives, file);
   if (auto network = r.optional_object("network")) ex.network = parse_network(*network);
   if (r.has("measured")) ex.measured = parse_measured(r.object("measured"));
   r.raw("measured");  // null: nothing measured

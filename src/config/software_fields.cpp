@@ -7,12 +7,15 @@
 #include <limits>
 
 #include <fmt/core.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "field_table.hpp"
 #include "parse.hpp"
 #include "trnsim/config/presets.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/net/collective.hpp"
+#include "trnsim/units.hpp"
 
 namespace trnsim::config::detail {
 namespace {
@@ -161,6 +164,20 @@ net::AlgorithmRule read_rule(ObjectReader r) {
   return a;
 }
 
+// One runtime release of a collective library file.
+net::RuntimeRelease read_release(ObjectReader r) {
+  r.documentation();
+  net::RuntimeRelease rel;
+  rel.name = r.string("name");
+  rel.source = r.source();
+  rel.launch_s = r.number("launch_us", {0, 1e6}) * units::kMicro;
+  rel.step_s = r.number("step_us", {0, 1e6}) * units::kMicro;
+  rel.message_s = r.number("message_us", {0, 1e6}) * units::kMicro;
+  rel.stream_efficiency = r.number("stream_efficiency", {1e-3, 1});
+  r.finish();
+  return rel;
+}
+
 net::CollectivePolicy read_library(const std::string& name) {
   std::string file;
   const json document = read_collectives_json(name, &file);
@@ -184,6 +201,16 @@ net::CollectivePolicy parse_collectives(const json& document, const std::string&
       fail(file, child_path(path, "max_bytes"), "expected sizes ascending within one op");
     policy.rules.push_back(a);
   }
+  if (const json* releases = r.raw("releases"); releases != nullptr) {
+    if (!releases->is_array() || releases->empty()) r.fail_at("releases", "expected a non-empty array of runtime releases");
+    for (std::size_t i = 0; i < releases->size(); ++i) {
+      const std::string path = child_path("/releases", std::to_string(i));
+      net::RuntimeRelease rel = read_release(ObjectReader((*releases)[i], file, path));
+      for (const net::RuntimeRelease& other : policy.releases)
+        if (other.name == rel.name) fail(file, child_path(path, "name"), fmt::format("release \"{}\" given twice", rel.name));
+      policy.releases.push_back(std::move(rel));
+    }
+  }
   r.finish();
   return policy;
 }
@@ -205,10 +232,34 @@ Field<SoftwareSpec> collectives_row() {
             }
             s.collectives.optimal = c.has("optimal") && c.boolean("optimal");
             (void)c.raw("optimal");
+            // A library with runtime releases is run at one of them: the software names it.
+            std::vector<std::string> known;
+            for (const net::RuntimeRelease& rel : s.collectives.releases) known.push_back(rel.name);
+            if (c.has("release")) {
+              // A version read as a number would lose its digits (2.10 is 2.1): it must be a string.
+              if (const json* v = c.raw("release"); v != nullptr && v->is_number())
+                c.fail_at("release", fmt::format("expected a release name as a string (\"{}\"; on the command line "
+                                                 "--set 'software.collectives.release=\"{}\"'), found the number {}",
+                                                 v->dump(), v->dump(), v->dump()));
+              s.collectives.release = c.string("release");
+              if (s.collectives.runtime() == nullptr)
+                c.fail_at("release", known.empty()
+                                         ? fmt::format("library {} has no runtime releases, found \"{}\"",
+                                                       s.collectives.library, s.collectives.release)
+                                         : fmt::format("expected a release of library {} ({}), found \"{}\"",
+                                                       s.collectives.library, fmt::join(known, ", "),
+                                                       s.collectives.release));
+            } else if (!known.empty()) {
+              c.fail_at("release", fmt::format("missing: library {} needs the runtime release the software runs ({})",
+                                               s.collectives.library, fmt::join(known, ", ")));
+            }
+            (void)c.raw("release");
             c.finish();
           },
           .write = [](const Field<SoftwareSpec>&, const SoftwareSpec& s, json& out) {
-            out["collectives"] = json{{"library", s.collectives.library}, {"optimal", s.collectives.optimal}};
+            json c{{"library", s.collectives.library}, {"optimal", s.collectives.optimal}};
+            if (!s.collectives.release.empty()) c["release"] = s.collectives.release;
+            out["collectives"] = std::move(c);
           }};
 }
 

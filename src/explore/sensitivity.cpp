@@ -30,16 +30,30 @@ std::string pointer(const std::string& dotted) {
   return out;
 }
 
-bool has_positive(const config::Experiment& ex, const std::string& path) {
+// The figure at `path` in the resolved experiment: the value there, or, where it is null (not
+// stated: a collective figure of the runtime release), the one its object shows under "derived".
+// Raising it sets `path` itself, which then overrides the release's (config::apply_collective_runtime).
+const nlohmann::json* figure_at(const config::Experiment& ex, const std::string& path) {
   const nlohmann::json::json_pointer at(pointer(path));
-  return ex.resolved.contains(at) && ex.resolved[at].is_number() && ex.resolved[at].get<double>() > 0;
+  if (!ex.resolved.contains(at)) return nullptr;
+  const nlohmann::json& v = ex.resolved[at];
+  if (v.is_null()) {
+    const nlohmann::json::json_pointer derived = at.parent_pointer() / "derived" / at.back();
+    return ex.resolved.contains(derived) ? &ex.resolved[derived] : nullptr;
+  }
+  return &v;
+}
+
+bool has_positive(const config::Experiment& ex, const std::string& path) {
+  const nlohmann::json* v = figure_at(ex, path);
+  return v != nullptr && v->is_number() && v->get<double>() > 0;
 }
 
 double resolved_value(const config::Experiment& ex, const std::string& path) {
-  const nlohmann::json::json_pointer at(pointer(path));
-  if (!ex.resolved.contains(at) || !ex.resolved[at].is_number())
+  const nlohmann::json* v = figure_at(ex, path);
+  if (v == nullptr || !v->is_number())
     throw InternalError(fmt::format("sensitivity: the resolved experiment has no number at {}", path));
-  return ex.resolved[at].get<double>();
+  return v->get<double>();
 }
 
 // The figures of the fixed order this cluster has; the others go to `skipped` with the reason.

@@ -51,7 +51,8 @@ TEST_CASE("cli: presets prints every preset file's name") {
 
 TEST_CASE("cli: presets prints trn1.32xlarge's instance totals") {
   const auto r = run("presets");
-  // trn1-arch.rst: 16 chips, 32 cores, 3,040 TFLOPS BF16, 512 GiB HBM, 384 GB/s NeuronLink, 800 Gbps EFA.
+  // trn1-arch.rst: 16 chips, 32 cores, 3,040 TFLOPS BF16, 512 GiB HBM, 384 GB/s NeuronLink per chip
+  // (both directions: 192 each way, the column's unit), 800 Gbps EFA.
   const auto line_start = r.out.find("trn1.32xlarge");
   REQUIRE(line_start != std::string::npos);
   const std::string line = r.out.substr(line_start, r.out.find('\n', line_start) - line_start);
@@ -62,7 +63,7 @@ TEST_CASE("cli: presets prints trn1.32xlarge's instance totals") {
   CHECK(ranks == "32");
   CHECK(tflops == "3040");
   CHECK(hbm == "512");
-  CHECK(intra == "384");
+  CHECK(intra == "192");
   CHECK(efa == "800");
   // Its hardware file's "software" (configs/hardware/trn1.32xlarge.json).
   CHECK(software == "neuronx-distributed");

@@ -34,17 +34,19 @@ std::vector<Row> rows_of(const std::string& out) {
 }  // namespace
 
 TEST_CASE("cli collective: 2-rank all-reduce on one trn1 chip follows the closed form") {
-  const auto r = run("collective --instance trn1.32xlarge --ranks 2 all-reduce -b 1KiB -e 1GiB -f 4");
+  const auto r = run("collective --instance trn1.32xlarge --release 2.9 --ranks 2 all-reduce -b 1KiB -e 1GiB -f 4");
   REQUIRE(r.code == 0);
   const auto rows = rows_of(r.out);
   REQUIRE(rows.size() == 11);  // 1 KiB x 4^k up to 1 GiB
-  // Preset figures (configs/hardware/trn1.32xlarge.json): launch L = 33.2 us, step S = 10.7 us,
-  // message M = 3.64 us, one DMA stream r = 56.85 GB/s; the chip's DMA (875 GB/s, 437.5 GB/s per
+  // Runtime release 2.9 (configs/collectives/neuron-runtime.json): launch L = 33.2 us, step S =
+  // 10.7 us, message M = 3.64 us, stream efficiency 0.627; trn1's DMA path per stream
+  // (configs/hardware/trn1.32xlarge.json): 32 engines / 6 collective cores x 17 GB/s = 90.667 GB/s,
+  // so one stream r = 0.627 x 90.667 = 56.848 GB/s; the chip's DMA (1,000 GB/s, 500 GB/s per
   // core) is not the limit. Whatever the runtime picks (mesh, halving-doubling or a ring in
   // either direction: one stream to the one peer), 2 ranks take 2 steps of one message each, each
   // core sending size/2 to the other: a reducing step (each core also reads its size/2 operand,
-  // at 437.5 / 2 GB/s, faster than r) and a gathering step. t = L + 2M + 2 max(S, size / 2 / r).
-  const double stream = 56.85e9;
+  // at 500 / 2 GB/s, faster than r) and a gathering step. t = L + 2M + 2 max(S, size / 2 / r).
+  const double stream = 0.627 * 32.0 / 6 * 17e9;
   for (const Row& row : rows) {
     const double data_us = row.size / 2 / stream * 1e6;
     const double expected_us = 33.2 + 2 * 3.64 + 2 * std::max(10.7, data_us);
@@ -60,11 +62,12 @@ TEST_CASE("cli collective: 2-rank all-reduce on one trn1 chip follows the closed
 }
 
 TEST_CASE("cli collective: tables A and B of the Neuron collective benchmark within 15 % at every size") {
-  // shared/data/collectives.md, measured by nccom-test on trn1 (independent of trnsim). The
-  // preset's four collective constants were fitted on these two tables (trn1.32xlarge.json,
-  // "sources"): an in-sample guard that a change to the collective model keeps them within 15 %.
+  // shared/data/collectives.md, measured by nccom-test on trn1 (independent of trnsim). Runtime
+  // release 2.9's four constants were fitted on tables A and B's first release, release 2.19's
+  // launch cost on table B's later release (configs/collectives/neuron-runtime.json, "sources"):
+  // an in-sample guard that a change to the collective model keeps them within 15 %.
   const double table_a[] = {58, 58, 58, 58, 60, 68, 107, 332, 1214, 4750, 18930};  // 1 KiB x 4^k
-  const auto a = rows_of(run("collective --instance trn1.32xlarge --ranks 2 all-reduce -b 1KiB -e 1GiB -f 4").out);
+  const auto a = rows_of(run("collective --instance trn1.32xlarge --release 2.9 --ranks 2 all-reduce -b 1KiB -e 1GiB -f 4").out);
   REQUIRE(a.size() == std::size(table_a));
   for (std::size_t i = 0; i < a.size(); ++i) {
     INFO("table A, " << a[i].size << " B");
@@ -76,18 +79,49 @@ TEST_CASE("cli collective: tables A and B of the Neuron collective benchmark wit
   CHECK(a[5].algorithm == "halving-doubling");
   CHECK(a[10].algorithm == "bidirectional-ring");
   const double table_b[] = {151, 149, 150, 179};  // 1 KiB x 8^k, 32 ranks
-  const auto b = rows_of(run("collective --instance trn1.32xlarge all-gather -b 1KiB -e 512KiB -f 8").out);
+  const auto b = rows_of(run("collective --instance trn1.32xlarge --release 2.9 all-gather -b 1KiB -e 512KiB -f 8").out);
   REQUIRE(b.size() == std::size(table_b));
   for (std::size_t i = 0; i < b.size(); ++i) {
     INFO("table B, " << b[i].size << " B");
     CHECK(std::abs(b[i].time_us / table_b[i] - 1) <= 0.15);
     CHECK(b[i].algorithm == "direct");
   }
+  // The same command with the later release: 7 to 26 times faster at these sizes.
+  const double table_b_later[] = {6.16, 6.48, 8.17, 23.16};
+  const auto later = rows_of(run("collective --instance trn1.32xlarge --release 2.19 all-gather -b 1KiB -e 512KiB -f 8").out);
+  REQUIRE(later.size() == std::size(table_b_later));
+  for (std::size_t i = 0; i < later.size(); ++i) {
+    INFO("table B later release, " << later[i].size << " B");
+    CHECK(std::abs(later[i].time_us / table_b_later[i] - 1) <= 0.15);
+  }
+}
+
+TEST_CASE("cli collective: a 1 GiB all-reduce inside one trn2.48xlarge has 1.5x the bus bandwidth of one inside a trn1.32xlarge") {
+  // Both under release 2.19 (stream efficiency 0.627), every rank of the instance, a ring in both
+  // directions: each rank sends two streams, one to each ring neighbour, and a chip's torus link
+  // carries one stream each way. Per stream, the lower of the DMA path and the link
+  // (configs/hardware): trn1 min(0.627 x 32/6 x 17 = 56.85, 192/4 = 48) = 48 GB/s, link-bound;
+  // trn2 min(0.627 x 128/16 x 23 = 115.4, 512/4 = 128) = 115.4 GB/s, stream-bound. Bus bandwidth
+  // is then about two streams' worth (less the launch, 2(n-1) steps' latency and the reducing
+  // steps), printed in GiB/s: trn1 <= 96e9 / 2^30 = 89.4, trn2 <= 230.8e9 / 2^30 = 215.0.
+  const auto busbw = [](const std::string& instance) {
+    const auto rows = rows_of(run("collective --instance " + instance + " all-reduce -b 1GiB -e 1GiB").out);
+    REQUIRE(rows.size() == 1);
+    return rows[0].busbw;
+  };
+  const double trn1 = busbw("trn1.32xlarge"), trn2 = busbw("trn2.48xlarge");
+  CHECK(trn1 <= 89.41);
+  CHECK(trn1 >= 0.9 * 89.4);
+  CHECK(trn2 <= 215.0);
+  CHECK(trn2 >= 0.9 * 215.0);
+  CHECK(trn2 >= 1.5 * trn1);
 }
 
 TEST_CASE("cli collective: --software picks the collective library, --algorithm optimal the optimum") {
-  // megatron-lm-2022 runs NCCL's choice: rings inside one instance, whatever the size.
-  const auto nccl = run("collective --instance trn1.32xlarge --software megatron-lm-2022 all-reduce -b 1KiB -e 1KiB");
+  // megatron-lm-2022 runs NCCL's choice: rings inside one instance, whatever the size. NCCL has no
+  // runtime releases: the hardware must state the collective figures, as GPU presets do and
+  // Trainium presets, whose figures are the Neuron runtime's, do not.
+  const auto nccl = run("collective --instance p4d.24xlarge --software megatron-lm-2022 all-reduce -b 1KiB -e 1KiB");
   REQUIRE(nccl.code == 0);
   CHECK_THAT(nccl.out, Catch::Contains("collective library nccl"));
   REQUIRE(rows_of(nccl.out).size() == 1);
@@ -100,7 +134,9 @@ TEST_CASE("cli collective: --software picks the collective library, --algorithm 
   const auto optimal = run("collective --instance trn1.32xlarge --algorithm optimal all-reduce -b 1KiB -e 1KiB");
   REQUIRE(optimal.code == 0);
   CHECK(rows_of(optimal.out)[0].time_us <= rows_of(neuron.out)[0].time_us);
-  CHECK(rows_of(optimal.out)[0].time_us <= rows_of(nccl.out)[0].time_us);
+  const auto nccl_on_trn1 = run("collective --instance trn1.32xlarge --software megatron-lm-2022 all-reduce");
+  CHECK(nccl_on_trn1.code == 2);
+  CHECK_THAT(nccl_on_trn1.err, Catch::Contains("/cluster/calibration/collective_launch_us: missing"));
   const auto bad = run("collective --instance trn1.32xlarge --software no-such-stack all-reduce");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.err, Catch::Contains("no-such-stack"));
@@ -133,12 +169,13 @@ TEST_CASE("cli topology: a trn1.32xlarge is a 4x4 torus with the published per-c
   const auto r = run("topology --instance trn1.32xlarge");
   REQUIRE(r.code == 0);
   // 16 chips; a 4x4 torus gives each chip 4 neighbours: 64 directed NeuronLink links, each a
-  // quarter of the 384 GB/s per chip (trn1-arch.rst) = 96 GB/s; plus one DMA link per rank (32).
+  // quarter of the 192 GB/s per chip each way (trn1-arch.rst's 384 counts both) = 48 GB/s; plus
+  // one DMA link per rank (32).
   CHECK_THAT(r.out, Catch::Contains("vertices: 16"));
   CHECK_THAT(r.out, Catch::Contains("links (directed): 96"));
-  CHECK_THAT(r.out, Catch::Matches("(.|\n)*neuronlink +64 +96\\.0(.|\n)*"));
-  // Halving a 4x4 torus cuts 4 rings of 4 twice each: 8 links of 96 GB/s one way = 768 GB/s.
-  CHECK_THAT(r.out, Catch::Contains("768.0 GB/s"));
+  CHECK_THAT(r.out, Catch::Matches("(.|\n)*neuronlink +64 +48\\.0(.|\n)*"));
+  // Halving a 4x4 torus cuts 4 rings of 4 twice each: 8 links of 48 GB/s one way = 384 GB/s.
+  CHECK_THAT(r.out, Catch::Contains("384.0 GB/s"));
 }
 
 TEST_CASE("cli topology: --dot writes a Graphviz digraph") {

@@ -80,11 +80,13 @@ TEST_CASE("trace samples: the 8-rank TP+PP step (2 stages of TP 4, 2 micro-batch
   // Stage 1 (ranks 4-7): F(mb0) [F+A+S, 2F+A+S], all-reduce to 2F+2A+S; mb1 arrives at 2F+2A+S
   // too, F(mb1) to 3F+2A+S, all-reduce to 3F+3A+S = the step. F = 500 us (measured).
   // S, a 64 KiB send from rank r to r+4 (chip c to chip c+2 of the 4x4 torus: 2 NeuronLink hops),
-  // by the closed form (net/closed_form.hpp): launch 33.2 + message 3.64 + max(step 10.7, 65536 B /
-  // 56.85 GB/s stream cap = 1.15) + 2 x 1.5 hop latency = 50.54 us (trn1.32xlarge calibration).
+  // by the closed form (net/closed_form.hpp) under runtime release 2.19 (trn1.32xlarge's software,
+  // neuronx-distributed): launch 0.3 + message 0 + max(step 0, 65536 B / 48 GB/s, the NeuronLink's
+  // 192 GB/s per chip each way over 4 links, below the 56.85 GB/s stream = 1.365) + 2 x 1.5 hop
+  // latency = 4.665 us.
   const double a = all_reduce_s("trn1.32xlarge", 1048576);  // 93.6 us
   const json j = run_json("run '" + sample("tp4-pp2-trn1.experiment.json") + "'");
-  CHECK(j["results"]["step_time_s"].get<double>() == Approx((3 * 500 + 50.54) * kUs + 3 * a).margin(0.2 * kUs));
+  CHECK(j["results"]["step_time_s"].get<double>() == Approx((3 * 500 + 4.665) * kUs + 3 * a).margin(0.2 * kUs));
   CHECK(j["trace"]["nodes"] == 40);
 }
 

@@ -33,7 +33,7 @@ TEST_CASE("config: an override of the instance preset expands the new preset") {
                                            {"cluster.instance=trn1n.32xlarge", "cluster.count=2", "parallelism.dp=8"});
   CHECK(ex.cluster.instance.name == "trn1n.32xlarge");
   CHECK(ex.cluster.instances == 2);
-  CHECK(ex.cluster.instance.intra.bandwidth == Approx(768e9));  // trn1n's NeuronLink, not trn1's 384
+  CHECK(ex.cluster.instance.intra.bandwidth == Approx(384e9));  // trn1n's NeuronLink (768 both ways), not trn1's 192
 }
 
 TEST_CASE("config: an override of the model by name expands the model preset") {

@@ -76,15 +76,16 @@ TEST_CASE("presets: trn1.32xlarge matches its published instance totals") {
   CHECK(hbm_GiB(i) == Approx(512));
   CHECK(i.chip.hbm_bandwidth * i.chips / kGiB == Approx(13120).epsilon(1e-4));
   CHECK(efa_Gbps(i) == Approx(800));
-  CHECK(i.intra.bandwidth == Approx(384e9));
+  // 384 GB/s per chip counts both directions (configs/hardware/trn1.32xlarge.json, intra): 192 each way.
+  CHECK(i.intra.bandwidth == Approx(384e9 / 2));
   CHECK(i.topology == hw::IntraTopology::Torus2D);
   CHECK(i.torus_x * i.torus_y == 16);
   CHECK(i.calibration.comm_compute_slowdown == 1.0);  // dedicated collective cores
 }
 
 TEST_CASE("presets: trn1n.32xlarge doubles trn1's NeuronLink and EFA") {
-  const auto i = config::load_instance("trn1n.32xlarge");  // trn1-arch.rst: 768 GB/s, 1,600 Gbps
-  CHECK(i.intra.bandwidth == Approx(768e9));
+  const auto i = config::load_instance("trn1n.32xlarge");  // trn1-arch.rst: 768 GB/s (both ways), 1,600 Gbps
+  CHECK(i.intra.bandwidth == Approx(768e9 / 2));
   CHECK(efa_Gbps(i) == Approx(1600));
   CHECK(tflops(i, hw::Dtype::Bf16) == Approx(3040));
 }
@@ -110,7 +111,7 @@ TEST_CASE("presets: trn2.48xlarge matches its published instance totals") {
   CHECK(i.chips * i.chip.physical_cores == 128);
   CHECK(i.ranks() == 64);
   CHECK(efa_Gbps(i) == Approx(3200));
-  CHECK(i.intra.bandwidth == Approx(1024e9));
+  CHECK(i.intra.bandwidth == Approx(1024e9 / 2));  // 1,024 GB/s per chip, both directions together
 }
 
 TEST_CASE("presets: a Trn2 UltraServer is 4 trn2u.48xlarge with 64 chips") {
@@ -118,7 +119,7 @@ TEST_CASE("presets: a Trn2 UltraServer is 4 trn2u.48xlarge with 64 chips") {
   const auto c = config::load_cluster("trn2u.48xlarge", 4);
   CHECK(c.instance.ultraserver_instances == 4);
   CHECK(c.chips() == 64);
-  CHECK(c.instance.ultraserver_link.bandwidth == Approx(256e9));
+  CHECK(c.instance.ultraserver_link.bandwidth == Approx(256e9 / 2));  // both directions together
   CHECK(tflops(c.instance, hw::Dtype::Fp8) * c.instances == Approx(83136));
   CHECK_THAT(test::input_error([] { config::load_cluster("trn2u.48xlarge", 6); }),
              Catch::Contains("whole number of UltraServers"));

@@ -124,15 +124,17 @@ TEST_CASE("sensitivity: figures are ranked by |elasticity|, ties in the fixed or
     CHECK(std::abs(a.elasticity) >= std::abs(b.elasticity));
     if (std::abs(a.elasticity) == std::abs(b.elasticity)) CHECK(a.order < b.order);
   }
-  // No byte crosses the EFA and no collective runs: those five figures leave the step time
-  // unchanged to the picosecond, a tie that the fixed order breaks (checked above).
+  // No byte crosses the EFA and no collective runs: those figures leave the step time unchanged
+  // to the picosecond, a tie that the fixed order breaks (checked above). Four of them: EFA
+  // bandwidth and latency, the collective stream rate and launch (runtime release 2.19's step
+  // and message costs are 0, figures no factor raises: skipped).
   std::vector<std::size_t> orders;
   for (const auto& f : r.figures)
     if (f.name.rfind("EFA", 0) == 0 || f.name.rfind("collective", 0) == 0) {
       CHECK(f.elasticity == 0);
       orders.push_back(f.order);
     }
-  CHECK(orders.size() >= 5);
+  CHECK(orders.size() >= 4);
   CHECK(std::is_sorted(orders.begin(), orders.end()));
   // trn1.2xlarge has one chip: no NeuronLink figure, and it says so.
   bool neuronlink_skipped = false;

@@ -60,6 +60,13 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
 // --vary may change the cluster under a plan it then replaces).
 enum class PlanCheck : bool { Now, Deferred };
 
+// Resolves the cluster's collective figures (hw::Calibration: launch, step, message, stream
+// rate): each one the hardware file or --set states, else the runtime release `library` names
+// (its costs; the stream rate as the chip's DMA engines per collective core x engine rate x the
+// release's stream efficiency, or no limit where the chip publishes no engines). Throws
+// InputError naming `file` and /cluster/calibration/KEY when a figure has neither. O(releases).
+void apply_collective_runtime(hw::InstanceSpec& instance, const net::CollectivePolicy& library, const std::string& file);
+
 // The same from a document in memory; `file` names it in messages.
 Experiment parse_experiment(const nlohmann::json& document, const std::string& file,
                             const std::vector<std::string>& overrides = {}, PlanCheck plan_check = PlanCheck::Now);

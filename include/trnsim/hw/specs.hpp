@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "trnsim/enum_names.hpp"
@@ -88,8 +89,14 @@ struct Calibration {
   double vector_efficiency = 1.0;   // sustained fraction of vector/scalar element rates
   double hbm_efficiency = 1.0;      // sustained fraction of HBM bandwidth
   double task_overhead_s = 0;       // fixed cost per compute task (launch, sync)
-  // Collectives (net/closed_form.hpp has the cost of a schedule built from these):
-  // the runtime's launch of one collective operation, paid once per call;
+  // Collectives (net/closed_form.hpp has the cost of a schedule built from these). The four
+  // figures below are what the network layer reads. The config layer resolves them
+  // (config::apply_collective_runtime): a figure the hardware file or --set states (`stated`)
+  // is taken as it is; an unstated one comes from the runtime release the software runs
+  // (configs/collectives: a release's launch, step and message costs; the stream rate is the
+  // chip's DMA data path, ChipSpec::collective_stream_dma, times the release's stream
+  // efficiency). Tests and tools that build a cluster by hand set them directly.
+  // The runtime's launch of one collective operation, paid once per call;
   double collective_launch_s = 0;
   // the synchronisation of one algorithm step with its peers: the shortest a step can take, its
   // data moving meanwhile (a step lasts max(this, its data time));
@@ -111,6 +118,12 @@ struct Calibration {
   // GPUs run collectives on SMs: compute is slowed by this factor while a collective runs
   // (1.0 = no slowdown, Trainium's dedicated collective cores).
   double comm_compute_slowdown = 1.0;
+  // The collective figures as the hardware file or --set gives them (seconds, bytes/s); unset:
+  // the runtime release's (see above).
+  struct StatedCollectiveFigures {
+    std::optional<double> launch_s, step_s, message_s, stream_bandwidth;
+  };
+  StatedCollectiveFigures stated;
   std::string source;
 };
 
@@ -128,9 +141,21 @@ struct ChipSpec {
   // byte a core sends to another core or over a device link; collectives get
   // Calibration::collective_dma_share of it (net/topology.hpp, the chip's DMA link).
   double dma_bandwidth = 0;
+  // The DMA engines one at a time (NKI DMA bandwidth guide: what one engine streams): a
+  // collective stream is one collective-communication core's program driving its share of the
+  // chip's engines, dma_engines / collective_cores of them.
+  int dma_engines = 0;
+  double dma_engine_bandwidth = 0;  // bytes/s per engine
   int collective_cores = 0;
   int neuronlink_ports = 0;
   int logical_cores() const { return physical_cores / logical_core_size; }
+  // Bytes/s one collective stream's DMA engines move at full rate (0: the chip does not publish
+  // its engines). The runtime release's stream efficiency scales it (hw::Calibration).
+  double collective_stream_dma() const {
+    return dma_engines > 0 && collective_cores > 0 && dma_engine_bandwidth > 0
+               ? dma_engine_bandwidth * dma_engines / collective_cores
+               : 0;
+  }
 };
 
 // How the chips of one instance (or server) are wired.

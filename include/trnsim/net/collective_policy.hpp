@@ -20,11 +20,30 @@ struct AlgorithmRule {
   Algorithm across_instances = Algorithm::Hierarchical;
 };
 
+// One release of the library's runtime (its file's "releases"): the fixed costs of a collective
+// and the fraction of the chip's DMA data path one stream sustains, fitted on that release's
+// benchmark tables and the same on every chip the release runs on (hw::Calibration says how
+// they become the cluster's figures).
+struct RuntimeRelease {
+  std::string name;  // the first SDK version it models, "2.9"
+  double launch_s = 0, step_s = 0, message_s = 0;
+  double stream_efficiency = 1;  // of hw::ChipSpec::collective_stream_dma
+  std::string source;
+};
+
 struct CollectivePolicy {
   std::string library;            // "neuron-runtime", "nccl"; empty: no library (every op optimal)
   bool optimal = false;           // true: the analytic optimum over every algorithm (what-if)
   std::vector<AlgorithmRule> rules;  // per op, ascending max_bytes; an op without rules: optimal
   std::string source;
+  std::vector<RuntimeRelease> releases;  // the library's, oldest first; empty: the hardware states the figures
+  std::string release;                   // the one the software runs (one of `releases`), or empty
+  // The release the software runs, or nullptr. O(releases).
+  const RuntimeRelease* runtime() const {
+    for (const RuntimeRelease& r : releases)
+      if (r.name == release) return &r;
+    return nullptr;
+  }
 
   // Contract: what the library runs for `op` on `bytes` (within one instance, or across when
   // `spans_instances`): the first rule of `op` whose max_bytes >= bytes; Optimal when `optimal`

@@ -1,5 +1,5 @@
 // Hierarchical collectives: I instances holding L ranks each. All-reduce = ring reduce-scatter
-// inside each instance (L-1 steps of S/L), ring all-reduce across instances between the ranks with
+// inside each instance (L-1 steps of S/L, the ring in both directions with S/(2L) each when L > 2), ring all-reduce across instances between the ranks with
 // the same local index (2(I-1) steps of S/(LI): I-1 reducing, I-1 gathering), ring all-gather
 // inside (L-1 steps of S/L). Reduce-scatter: the first two stages (I-1 reducing steps across);
 // all-gather: the last two, reversed.
@@ -14,9 +14,13 @@ Schedule hierarchical(const Collective& c, const std::vector<std::vector<int>>& 
   const int local = static_cast<int>(per_instance.front().size());
   const double inner_chunk = c.bytes / local;
   const double outer_chunk = c.bytes / (static_cast<double>(local) * instances);
+  // Inside an instance the ring runs both ways, half the chunk each, where it has more than two
+  // ranks: the NeuronLink (NVLink) carries both directions at once, as the flat bidirectional ring
+  // uses them. Across instances one ring per local index already spreads over every NIC.
+  const bool both = local > 2;
   auto inside = [&] {
     Phase p;
-    for (const auto& ring : per_instance) add_ring_step(p, ring, inner_chunk, false);
+    for (const auto& ring : per_instance) add_ring_step(p, ring, both ? inner_chunk / 2 : inner_chunk, both);
     return p;
   };
   auto across = [&] {
