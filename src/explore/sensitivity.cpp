@@ -22,6 +22,7 @@ namespace {
 struct Figure {
   std::string name, unit;
   std::vector<std::string> paths;
+  std::string capped_by;  // FigureResponse::capped_by
 };
 
 std::string pointer(const std::string& dotted) {
@@ -58,7 +59,7 @@ double resolved_value(const config::Experiment& ex, const std::string& path) {
 
 // The figures of the fixed order this cluster has; the others go to `skipped` with the reason.
 // Names follow the hardware: NeuronLink on Trainium, NVLink on GPUs (configs/hardware/*.json).
-std::vector<Figure> figures_of(const config::Experiment& ex, std::vector<SkippedFigure>& skipped) {
+std::vector<Figure> figures_of(const config::Experiment& ex, double step, std::vector<SkippedFigure>& skipped) {
   const hw::InstanceSpec& inst = ex.cluster.instance;
   const bool gpu = inst.chip.family == hw::Family::Gpu;
   std::vector<Figure> out;
@@ -87,20 +88,39 @@ std::vector<Figure> figures_of(const config::Experiment& ex, std::vector<Skipped
              {"cluster.chip.core.vector.elements_per_cycle"}}, "");
   add(true, {gpu ? "scalar rate (special-function units)" : "scalar-engine rate", "elements/cycle",
              {"cluster.chip.core.scalar.elements_per_cycle"}}, "");
-  add(true, {"HBM bandwidth", "GB/s", {"cluster.chip.hbm_bandwidth_GBps"}}, "");
   // Trainium's DMA engines move what a kernel reads from HBM (the compute model takes the lower of
-  // the two rates) and every byte a core sends; raising HBM bandwidth past them buys nothing.
-  add(inst.chip.dma_bandwidth > 0, {"DMA bandwidth", "GB/s", {"cluster.chip.dma_bandwidth_GBps"}},
+  // the two rates) and every byte a core sends: each of HBM and DMA caps the other once raised
+  // past it, and a pair figure raises both.
+  const double factor = 1 + step;
+  const hw::ChipSpec& chip = inst.chip;
+  const bool dma = chip.dma_bandwidth > 0;
+  const auto caps = [&](double capping, double raised) { return capping > 0 && capping < raised * factor; };
+  const Figure hbm{"HBM bandwidth", "GB/s", {"cluster.chip.hbm_bandwidth_GBps"},
+                   dma && caps(chip.dma_bandwidth, chip.hbm_bandwidth) ? "DMA bandwidth" : ""};
+  add(true, hbm, "");
+  const Figure dma_figure{"DMA bandwidth", "GB/s", {"cluster.chip.dma_bandwidth_GBps"},
+                          dma && caps(chip.hbm_bandwidth, chip.dma_bandwidth) ? "HBM bandwidth" : ""};
+  add(dma, dma_figure,
       gpu ? "GPUs have no DMA-engine figure" : "the chip declares no DMA figure (copies move at half the HBM bandwidth)");
-  // What one DMA queue moves toward one peer in a collective step: on Trainium presets this, not
-  // the NeuronLink, is what limits most collectives (hw::Calibration::collective_stream_bandwidth).
-  add(inst.calibration.collective_stream_bandwidth > 0,
-      {"collective stream rate", "GB/s", {"cluster.calibration.collective_stream_GBps"}},
-      "no per-stream limit in this preset (collectives move at the links' rate)");
+  if (dma && (!hbm.capped_by.empty() || !dma_figure.capped_by.empty()))
+    add(true, {"HBM bandwidth + DMA bandwidth", "GB/s", {hbm.paths.front(), dma_figure.paths.front()}}, "");
+  // What one collective stream moves toward one peer in a step, against what one link carries:
+  // a transfer moves at the lower of the two (net/closed_form.hpp), so each caps the other.
+  // Torus: a chip's figure is shared by its 4 links; a switched chip has one link to its switch.
+  const double stream = inst.calibration.collective_stream_bandwidth;
+  const double per_link = inst.topology == hw::IntraTopology::Torus2D ? inst.intra.bandwidth / 4 : inst.intra.bandwidth;
   const std::string link = gpu ? "NVLink" : "NeuronLink";
+  const Figure stream_figure{"collective stream rate", "GB/s", {"cluster.calibration.collective_stream_GBps"},
+                             caps(per_link, stream) ? link + " bandwidth" : ""};
+  add(stream > 0, stream_figure, "no per-stream limit in this preset (collectives move at the links' rate)");
   const bool intra = inst.intra.bandwidth > 0;
   const std::string no_intra = fmt::format("{} has one chip: no chip-to-chip link", inst.name);
-  add(intra, {link + " bandwidth", "GB/s", {"cluster.intra.bandwidth_GBps"}}, no_intra);
+  const Figure link_figure{link + " bandwidth", "GB/s", {"cluster.intra.bandwidth_GBps"},
+                           stream > 0 && caps(stream, per_link) ? "collective stream rate" : ""};
+  add(intra, link_figure, no_intra);
+  if (intra && stream > 0 && (!link_figure.capped_by.empty() || !stream_figure.capped_by.empty()))
+    add(true, {link + " bandwidth + collective stream rate", "GB/s", {link_figure.paths.front(), stream_figure.paths.front()}},
+        "");
   add(intra, {link + " latency", "us", {"cluster.intra.latency_us"}}, no_intra);
   const bool ultra = inst.ultraserver_instances > 1;
   const std::string no_ultra = fmt::format("{} is not an UltraServer", inst.name);
@@ -193,7 +213,7 @@ SensitivityResult run_sensitivity(const nlohmann::json& document, const std::str
   result.experiment = file;
   result.title = sweep_title(base);
   result.step = options.step;
-  const std::vector<Figure> figures = figures_of(base, result.skipped);
+  const std::vector<Figure> figures = figures_of(base, options.step, result.skipped);
 
   // One variant of the experiment per figure raised (its paths together), then the capacity.
   std::vector<config::Experiment> variants;
@@ -259,6 +279,7 @@ SensitivityResult run_sensitivity(const nlohmann::json& document, const std::str
     r.name = figures[k].name;
     r.unit = figures[k].unit;
     r.paths = figures[k].paths;
+    r.capped_by = figures[k].capped_by;
     r.base_value = resolved_value(base, r.paths.front());
     r.new_value = resolved_value(variants[k], r.paths.front());
     r.step_time_s = outcomes[k].step_time_s;

@@ -57,6 +57,13 @@ std::string format_sensitivity(const SensitivityResult& r) {
     out += fmt::format("{:<{}}  {:>22}  {:>12.6g}  {:>13.6g}  {:>7.2f} %  {:>10.3f}\n", f.name, name_width,
                        fmt::format("{:.6g} {}", f.base_value, f.unit), f.new_value, f.step_time_s, 100 * f.change,
                        f.elasticity);
+  bool capped = false;
+  for (const FigureResponse& f : r.figures) {
+    if (f.capped_by.empty()) continue;
+    if (!capped) out += "\ncapped (raised alone, the figure stops at the one that caps it; the '+' rows raise both):\n";
+    capped = true;
+    out += fmt::format("  {}: capped by {}\n", f.name, f.capped_by);
+  }
   if (!r.skipped.empty()) {
     out += "\nskipped:\n";
     for (const SkippedFigure& s : r.skipped) out += fmt::format("  {}: {}\n", s.name, s.reason);
@@ -76,6 +83,7 @@ nlohmann::json to_json(const SensitivityResult& r) {
     figures.push_back({{"name", f.name},
                        {"unit", f.unit},
                        {"paths", f.paths},
+                       {"capped_by", f.capped_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.capped_by)},
                        {"base_value", f.base_value},
                        {"new_value", f.new_value},
                        {"step_time_s", f.step_time_s},

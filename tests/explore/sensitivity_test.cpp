@@ -184,3 +184,44 @@ TEST_CASE("sensitivity: a plan that does not run is bad input", "[explore][sensi
   CHECK_THROWS_WITH(explore::run_sensitivity(toy_experiment(), "compute-bound.json", o),
                     Catch::Contains("compute-bound.json") && Catch::Contains("does not fit memory"));
 }
+
+TEST_CASE("sensitivity: a figure capped by another says so, and the pair raised together moves the step", "[explore][sensitivity]") {
+  // The toy made HBM-bound: HBM at 10 GB/s (5 % of its 1e6 GB/s above is no matter; every kernel's
+  // bytes / 10 GB/s dwarf its tensor time), and the chip's DMA engines, which move what kernels
+  // read at min(HBM, DMA) (cost/compute_model.hpp), no faster. Raised by 10 % alone, HBM bandwidth
+  // stays behind DMA's 10 GB/s and DMA behind HBM's: neither moves the step (one rank, no
+  // collective uses the DMA link). Raised together, every kernel's HBM time is 1/1.1 as long.
+  explore::SensitivityOptions o;
+  o.step = 0.1;
+  o.overrides = kTensorBound;
+  o.overrides.push_back("cluster.chip.hbm_bandwidth_GBps=10");
+  o.overrides.push_back("cluster.chip.dma_bandwidth_GBps=10");
+  const explore::SensitivityResult r = explore::run_sensitivity(toy_experiment(), "hbm-bound.json", o);
+  const explore::FigureResponse& hbm = figure(r, "HBM bandwidth");
+  const explore::FigureResponse& dma = figure(r, "DMA bandwidth");
+  CHECK(hbm.capped_by == "DMA bandwidth");
+  CHECK(dma.capped_by == "HBM bandwidth");
+  CHECK(hbm.elasticity == 0);
+  CHECK(dma.elasticity == 0);
+  const explore::FigureResponse& pair = figure(r, "HBM bandwidth + DMA bandwidth");
+  CHECK(pair.capped_by.empty());
+  CHECK(pair.paths == std::vector<std::string>{"cluster.chip.hbm_bandwidth_GBps", "cluster.chip.dma_bandwidth_GBps"});
+  // Not exactly -1: the per-task overhead is 0 but the tensor engine's time remains, ~1e-3 of HBM's.
+  CHECK(pair.elasticity < -0.9);
+  CHECK(pair.elasticity >= -1.0 - 1e-9);
+  const json j = explore::to_json(r);
+  bool written = false;
+  for (const auto& f : j["figures"])
+    if (f["name"] == "HBM bandwidth") written = f["capped_by"] == "DMA bandwidth";
+  CHECK(written);
+  CHECK_THAT(explore::format_sensitivity(r), Catch::Contains("HBM bandwidth: capped by DMA bandwidth"));
+
+  // DMA at 3x HBM: a 10 % step of HBM stays below it, so HBM is not capped and moves the step;
+  // DMA raised alone is still capped by HBM (the pair is offered for it).
+  o.overrides.back() = "cluster.chip.dma_bandwidth_GBps=30";
+  const explore::SensitivityResult apart = explore::run_sensitivity(toy_experiment(), "hbm-bound.json", o);
+  CHECK(figure(apart, "HBM bandwidth").capped_by.empty());
+  CHECK(figure(apart, "HBM bandwidth").elasticity < -0.9);
+  CHECK(figure(apart, "DMA bandwidth").capped_by == "HBM bandwidth");
+  CHECK(figure(apart, "DMA bandwidth").elasticity == 0);
+}

@@ -133,3 +133,22 @@ TEST_CASE("findings: ranked by seconds, each with evidence and a suggestion") {
     if (f[i].seconds > 0) CHECK(f[i].seconds >= report::kMinStepShare * a.report.step_time_s);
   }
 }
+
+TEST_CASE("findings: the HBM finding recommends HBM and DMA together where DMA is no faster") {
+  // trn1.32xlarge: DMA 1,000 GB/s above HBM's 880, so more HBM alone is worth having. With the DMA
+  // figure set to HBM's, the DMA engines move what kernels read at min(HBM, DMA) = HBM: raising
+  // HBM alone would buy nothing, and the suggestion names both figures.
+  const auto fast_dma = test::analyse_json(test::small_decoder(1, 1, 1, 1, 32, 32));
+  const auto capped = test::analyse_json(test::small_decoder(1, 1, 1, 1, 32, 32), {"cluster.chip.dma_bandwidth_GBps=880.468"});
+  const auto suggestion = [](const report::StepReport& r) {
+    for (const auto& f : r.findings)
+      if (f.rule == "hbm_bound_ops") return f.suggestion;
+    FAIL("no hbm_bound_ops finding");
+    return std::string();
+  };
+  CHECK_FALSE(fast_dma.report.hbm_capped_by_dma);
+  CHECK(capped.report.hbm_capped_by_dma);
+  CHECK_THAT(suggestion(fast_dma.report), !Catch::Contains("dma_bandwidth_GBps"));
+  CHECK_THAT(suggestion(capped.report), Catch::Contains("HBM and DMA bandwidth together"));
+  CHECK_THAT(suggestion(capped.report), Catch::Contains("dma_bandwidth_GBps"));
+}

@@ -42,6 +42,11 @@ struct FigureResponse {
   std::string name;           // "tensor-engine peak", "HBM bandwidth", "NeuronLink latency", ...
   std::string unit;           // of base_value and new_value: the key's unit ("TFLOPS", "GB/s", "us")
   std::vector<std::string> paths;  // the --set paths raised together (the first one is shown)
+  // The figure that stops this one, raised alone, from taking its full effect (empty: none): on
+  // Trainium the DMA engines move what kernels read from HBM (min of the two), and a collective
+  // transfer moves at most one stream's rate whatever its link. Such a figure is followed by one
+  // that raises the pair together ("HBM bandwidth + DMA bandwidth").
+  std::string capped_by;
   double base_value = 0, new_value = 0;
   double step_time_s = 0;     // the experiment's plan with the figure raised
   double change = 0;          // t'/t - 1

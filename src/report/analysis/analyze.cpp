@@ -127,6 +127,8 @@ StepReport analyze_run(const replay::StepInput& input, const replay::StepRun& ru
   r.network = net::to_string(input.network);
   const auto& training = run.resolved.training;
   r.seq_len = training.seq_len;
+  const hw::ChipSpec& chip = input.cluster.instance.chip;
+  r.hbm_capped_by_dma = chip.dma_bandwidth > 0 && chip.dma_bandwidth <= chip.hbm_bandwidth;
   r.global_batch = training.global_batch;
   r.step_time_s = run.timeline.step_time.to_seconds();
   const double sequences = static_cast<double>(training.global_batch);

@@ -218,8 +218,13 @@ void compute_rules(const StepReport& r, std::vector<Finding>& out) {
                              sum_of(r.hbm_bound_s, kOtherClasses), pct(sum_of(r.hbm_bound_s, kOtherClasses), compute),
                              compute, op_class_name(other), op(r.hbm_bound_s, other), other_excess),
                  other_excess,
-                 "these kernels move bytes, not FLOPs: fuse them (fewer HBM round trips), or a chip with more "
-                 "HBM bandwidth (cluster.chip.hbm_bandwidth_GBps); a larger micro-batch does not help them"});
+                 r.hbm_capped_by_dma
+                     ? "these kernels move bytes, not FLOPs: fuse them (fewer HBM round trips), or a chip with more "
+                       "HBM and DMA bandwidth together (cluster.chip.hbm_bandwidth_GBps and dma_bandwidth_GBps: "
+                       "the DMA engines, no faster than HBM on this chip, cap what more HBM alone would buy); a "
+                       "larger micro-batch does not help them"
+                     : "these kernels move bytes, not FLOPs: fuse them (fewer HBM round trips), or a chip with more "
+                       "HBM bandwidth (cluster.chip.hbm_bandwidth_GBps); a larger micro-batch does not help them"});
 
   const double dense_excess = sum_of(r.hbm_excess_s, kDenseClasses);
   out.push_back({"low_arithmetic_intensity",

@@ -43,6 +43,9 @@ struct StepReport {
   hw::AttentionKernel attention = hw::AttentionKernel::Flash;  // as resolved for the run
   std::string network;  // the network model's name (net::to_string)
   std::int64_t seq_len = 0, global_batch = 0;
+  // Trainium: the chip's DMA engines move what kernels read from HBM at the lower of the two
+  // rates; true when DMA is not above HBM, so that more HBM bandwidth alone buys nothing.
+  bool hbm_capped_by_dma = false;
   double step_time_s = 0;
   double sequences_per_s = 0;
   double tokens_per_s = 0;
