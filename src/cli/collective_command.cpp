@@ -8,6 +8,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -24,6 +25,7 @@ struct CollectiveOptions {
   ClusterOption cluster;
   std::string op = "all-reduce", dtype = "fp32", algorithm = "auto", network = "analytic";
   std::string software;  // empty: the instance preset's default software
+  std::vector<std::string> overrides;  // --set cluster.PATH=VALUE
   std::uint64_t min = 1024, max = std::uint64_t{1} << 30;  // bytes
   int ranks = 0;
   double factor = 2;
@@ -58,14 +60,14 @@ int run_collective(const CollectiveOptions& o) {
                                  o.min, o.max, o.factor, kMaxRows));
   }
   const int elem = dtype_bytes(o.dtype);
-  const hw::InstanceSpec instance = config::load_instance(o.cluster.instance);
-  const std::string software_name = o.software.empty() ? instance.default_software : o.software;
+  const hw::ClusterSpec cluster = config::load_cluster(o.cluster.instance, o.cluster.instances(), o.overrides,
+                                                       fmt::format("collective --instance {}", o.cluster.instance));
+  const std::string software_name = o.software.empty() ? cluster.instance.default_software : o.software;
   if (software_name.empty()) {
     throw InputError(fmt::format("{} names no default software: give --software NAME", o.cluster.instance));
   }
   const workload::SoftwareSpec software = config::load_software(software_name);
-  const int nodes = o.cluster.instances();
-  const hw::ClusterSpec cluster = config::load_cluster(o.cluster.instance, nodes);
+  const int nodes = cluster.instances;
   const hw::DeviceMap devices(cluster);
   const int ranks = o.ranks > 0 ? o.ranks : devices.ranks();
   if (ranks > devices.ranks()) {
@@ -79,6 +81,7 @@ int run_collective(const CollectiveOptions& o) {
   std::iota(c.ranks.begin(), c.ranks.end(), 0);
   fmt::print("# trnsim collective: {} on {} x {}, {} ranks, dtype {}, algorithm {}, network {}\n", o.op, nodes,
              o.cluster.instance, ranks, o.dtype, o.algorithm, o.network);
+  if (!o.overrides.empty()) fmt::print("# with --set {}\n", fmt::join(o.overrides, ", --set "));
   fmt::print("# software {}: collective library {}{}\n", software_name, software.collectives.library,
              software.collectives.optimal ? " (optimal: the analytic optimum)" : "");
   fmt::print("# GB/s columns are GiB/s (2^30 bytes per second), as in the Neuron collective benchmark\n");
@@ -132,6 +135,10 @@ void add_collective_command(CLI::App& app, Action& action) {
                   "Software preset whose collective library chooses the algorithm (default: the instance "
                   "preset's default software)");
   sub->add_option("--network", opts->network, network_model_help());
+  sub->add_option("--set", opts->overrides,
+                  "Override a figure of the cluster: PATH=VALUE with PATH in the cluster block, as `trnsim run "
+                  "--set` sets it, e.g. cluster.intra.bandwidth_GBps=2048, cluster.calibration.KEY=V, cluster.count=2 "
+                  "(repeatable)");
 }
 
 }  // namespace trnsim::cli
