@@ -27,6 +27,7 @@ struct CollectiveOptions {
   std::string op = "all-reduce", dtype = "fp32", algorithm = "auto", network = "analytic";
   std::string software;  // empty: the instance preset's default software
   std::string release;   // empty: the software's runtime release
+  std::vector<std::string> overrides;  // --set cluster.PATH=VALUE
   std::uint64_t min = 1024, max = std::uint64_t{1} << 30;  // bytes
   int ranks = 0;
   double factor = 2;
@@ -61,8 +62,9 @@ int run_collective(const CollectiveOptions& o) {
                                  o.min, o.max, o.factor, kMaxRows));
   }
   const int elem = dtype_bytes(o.dtype);
-  const hw::InstanceSpec instance = config::load_instance(o.cluster.instance);
-  const std::string software_name = o.software.empty() ? instance.default_software : o.software;
+  hw::ClusterSpec cluster = config::load_cluster(o.cluster.instance, o.cluster.instances(), o.overrides,
+                                                       fmt::format("collective --instance {}", o.cluster.instance));
+  const std::string software_name = o.software.empty() ? cluster.instance.default_software : o.software;
   if (software_name.empty()) {
     throw InputError(fmt::format("{} names no default software: give --software NAME", o.cluster.instance));
   }
@@ -78,9 +80,8 @@ int run_collective(const CollectiveOptions& o) {
                                    known.empty() ? std::string("it has none") : fmt::format("{}", fmt::join(known, ", "))));
     }
   }
-  const int nodes = o.cluster.instances();
-  hw::ClusterSpec cluster = config::load_cluster(o.cluster.instance, nodes);
   config::apply_collective_runtime(cluster.instance, software.collectives, o.cluster.instance);
+  const int nodes = cluster.instances;
   const hw::DeviceMap devices(cluster);
   const int ranks = o.ranks > 0 ? o.ranks : devices.ranks();
   if (ranks > devices.ranks()) {
@@ -94,6 +95,7 @@ int run_collective(const CollectiveOptions& o) {
   std::iota(c.ranks.begin(), c.ranks.end(), 0);
   fmt::print("# trnsim collective: {} on {} x {}, {} ranks, dtype {}, algorithm {}, network {}\n", o.op, nodes,
              o.cluster.instance, ranks, o.dtype, o.algorithm, o.network);
+  if (!o.overrides.empty()) fmt::print("# with --set {}\n", fmt::join(o.overrides, ", --set "));
   fmt::print("# software {}: collective library {}{}{}\n", software_name, software.collectives.library,
              software.collectives.release.empty() ? "" : ", runtime release " + software.collectives.release,
              software.collectives.optimal ? " (optimal: the analytic optimum)" : "");
@@ -154,6 +156,10 @@ void add_collective_command(CLI::App& app, Action& action) {
                   "Runtime release of the collective library whose fixed costs and stream efficiency to use, "
                   "e.g. 2.9 or 2.19 for neuron-runtime (default: the software preset's)");
   sub->add_option("--network", opts->network, network_model_help());
+  sub->add_option("--set", opts->overrides,
+                  "Override a figure of the cluster: PATH=VALUE with PATH in the cluster block, as `trnsim run "
+                  "--set` sets it, e.g. cluster.intra.bandwidth_GBps=2048, cluster.calibration.KEY=V, cluster.count=2 "
+                  "(repeatable)");
 }
 
 }  // namespace trnsim::cli

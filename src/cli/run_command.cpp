@@ -139,7 +139,8 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("experiment", options->experiment, "Experiment file (JSON)")->required();
   cmd->add_option("--set", options->overrides,
                   "Override a value of the resolved experiment: PATH=VALUE, e.g. parallelism.tp=16 "
-                  "(repeatable; VALUE is JSON when it parses, else a string)");
+                  "(repeatable, all applied before the experiment is checked; VALUE is JSON when it parses, else a "
+                  "string)");
   cmd->add_option("--network", options->network, network_model_help())->check(CLI::IsMember(network_model_choices()));
   cmd->add_option("--json", options->json_path, "Also write the report as JSON to this file");
   CLI::Option* trace = cmd->add_option(

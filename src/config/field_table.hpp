@@ -3,8 +3,8 @@
 // factor to SI, the physical range, the default or that it is required, what it is. The generic
 // code below is the only reader and writer of the fields: it parses an object (types, ranges,
 // unknown keys, through ObjectReader) and writes the struct back into the resolved experiment,
-// which `--dry-run` prints, reports embed and `--set` edits (an override is applied to that JSON
-// and parsed again, so it meets the same rows). Adding a field is one row.
+// which `--dry-run` prints, reports embed and `--set` edits (the edited document is parsed the
+// same way, so an override meets the same rows). Adding a field is one row.
 // The tables: hardware_fields.cpp (hw specs), workload_fields.cpp (model, training, parallelism),
 // software_fields.cpp (software presets and their collective library), experiment_fields.cpp
 // (network, measured).

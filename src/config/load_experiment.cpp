@@ -1,6 +1,4 @@
-// config::load_experiment: read, expand presets, parse, apply --set overrides, validate, resolve.
-#include <algorithm>
-
+// config::load_experiment: read, apply the --set overrides as one edit, expand presets, parse, validate, resolve.
 #include <fmt/core.h>
 
 #include "trnsim/config/json_file.hpp"
@@ -14,6 +12,8 @@ namespace {
 
 // Bounds that keep ClusterSpec::chips() (an int) from overflowing: 2^20 instances of <= 1024 chips.
 constexpr std::int64_t kMaxInstances = 1 << 20;
+
+}  // namespace
 
 hw::ClusterSpec parse_cluster(ObjectReader r) {
   hw::ClusterSpec cluster;
@@ -50,6 +50,8 @@ hw::ClusterSpec parse_cluster(ObjectReader r) {
   r.finish();
   return cluster;
 }
+
+namespace {
 
 // "workload": {"trace": PATH}
 std::string parse_workload(ObjectReader r) {
@@ -91,15 +93,19 @@ Experiment parse_expanded(const json& expanded, const std::string& file) {
   return ex;
 }
 
+void resolve_cluster(json& expanded_cluster, const hw::ClusterSpec& cluster) {
+  json defaults = to_json(cluster.instance);
+  defaults["instance"] = cluster.instance.name;
+  defaults["fabric"] = to_json(cluster.fabric);
+  fill_missing(expanded_cluster, defaults);
+  expanded_cluster.erase("devices");
+  expanded_cluster["count"] = cluster.instances;
+}
+
 json resolved_json(const json& expanded, const Experiment& ex) {
-  json cluster = to_json(ex.cluster.instance);
-  cluster["instance"] = ex.cluster.instance.name;
-  cluster["count"] = ex.cluster.instances;
-  cluster["fabric"] = to_json(ex.cluster.fabric);
   json defaults{{"id", ex.id},
                 {"name", ex.name},
                 {"source", ex.source},
-                {"cluster", cluster},
                 {"software", to_json(ex.software)},
                 {"network", to_json(ex.network)}};
   if (ex.trace.empty()) {
@@ -110,9 +116,7 @@ json resolved_json(const json& expanded, const Experiment& ex) {
   if (ex.measured) defaults["measured"] = to_json(*ex.measured);
   json out = expanded;
   fill_missing(out, defaults);
-  json& c = out["cluster"];
-  c.erase("devices");
-  c["count"] = ex.cluster.instances;
+  resolve_cluster(out["cluster"], ex.cluster);
   return out;
 }
 
@@ -121,47 +125,18 @@ json resolved_json(const json& expanded, const Experiment& ex) {
 Experiment parse_experiment(const nlohmann::json& document, const std::string& file,
                             const std::vector<std::string>& override_texts, PlanCheck plan_check) {
   using namespace detail;
-  std::vector<Override> overrides;
-  std::string with_label = file;
-  for (const auto& text : override_texts) {
-    overrides.push_back(parse_override(text, file));
-    with_label += (overrides.size() == 1 ? " (with --set " : ", --set ") + text;
-  }
-  if (!overrides.empty()) with_label += ")";
+  std::string label;
+  const std::vector<Override> overrides = parse_overrides(override_texts, file, label);
 
-  // Overrides that choose a preset apply before expansion, so the new preset is expanded (and
-  // the file's partial overrides of the cluster still apply to it).
-  json raw = document;
-  bool preset_overridden = false;
-  for (const auto& o : overrides)
-    if (o.selects_preset()) {
-      apply_override(raw, o, file);
-      preset_overridden = true;
-    }
-
-  const std::string first_label = preset_overridden ? with_label : file;
-  const json expanded = expand_presets(raw, first_label);
-  Experiment ex = parse_expanded(expanded, first_label);
-  json resolved = resolved_json(expanded, ex);
-
-  bool value_overridden = false, derived_overridden = false;
-  for (const auto& o : overrides)
-    if (!o.selects_preset()) {
-      apply_override(resolved, o, file);
-      value_overridden = true;
-      derived_overridden |= std::find(o.keys.begin(), o.keys.end(), "derived") != o.keys.end();
-    }
-  if (value_overridden) {
-    // The derived figures follow the overridden values; one set by --set is checked (and refused).
-    if (!derived_overridden) drop_derived(resolved);
-    // Same parse, same checks, on the overridden document.
-    const json reexpanded = expand_presets(resolved, with_label);
-    ex = parse_expanded(reexpanded, with_label);
-    resolved = resolved_json(reexpanded, ex);
-  }
-  if (plan_check == PlanCheck::Now && ex.trace.empty()) validate(ex, overrides.empty() ? file : with_label);
+  const json expanded = overrides.empty() ? expand_presets(document, file)
+                                          : apply_overrides(document, overrides, file, label,
+                                                            [](const json& doc, const std::string& doc_label) {
+                                                              return resolved_json(doc, parse_expanded(doc, doc_label));
+                                                            });
+  Experiment ex = parse_expanded(expanded, label);
+  if (plan_check == PlanCheck::Now && ex.trace.empty()) validate(ex, label);
   ex.file = file;
-  ex.resolved = std::move(resolved);
+  ex.resolved = resolved_json(expanded, ex);
   return ex;
 }
 

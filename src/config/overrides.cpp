@@ -1,4 +1,5 @@
 // --set PATH=VALUE: a dotted path into the resolved experiment and a JSON (or string) value.
+#include <algorithm>
 #include <sstream>
 #include <string_view>
 #include <utility>
@@ -59,7 +60,19 @@ Override parse_override(const std::string& text, const std::string& file) {
   return o;
 }
 
-void apply_override(json& document, const Override& o, const std::string& file) {
+std::vector<Override> parse_overrides(const std::vector<std::string>& texts, const std::string& file,
+                                      std::string& label) {
+  std::vector<Override> overrides;
+  label = file;
+  for (const auto& text : texts) {
+    overrides.push_back(parse_override(text, file));
+    label += (overrides.size() == 1 ? " (with --set " : ", --set ") + text;
+  }
+  if (!overrides.empty()) label += ")";
+  return overrides;
+}
+
+bool apply_override(json& document, const Override& o, const std::string& file, WhenAbsent absent) {
   json* node = &document;
   std::string path;
   for (std::size_t i = 0; i < o.keys.size(); ++i) {
@@ -75,30 +88,35 @@ void apply_override(json& document, const Override& o, const std::string& file) 
     if (it == node->end() && path.empty() && key == "software" && o.selects_preset()) {
       if (last) {
         (*node)[key] = o.value;
-        return;
+        return true;
       }
       (*node)[key] = json{{"preset", o.value}};
-      return;
+      return true;
     }
-    // The resolved cluster gives its size as "count"; "devices" replaces it.
-    if (it == node->end() && last && path == "/cluster" && key == "devices" && node->contains("count")) {
-      node->erase("count");
-      (*node)[key] = o.value;
-      return;
+    // A cluster gives its size as "count" (instances; the resolved cluster always does) or as
+    // "devices" (ranks): either replaces the other.
+    if (it == node->end() && last && path == "/cluster" && (key == "devices" || key == "count")) {
+      const char* other = key == "devices" ? "count" : "devices";
+      if (node->contains(other)) {
+        node->erase(other);
+        (*node)[key] = o.value;
+        return true;
+      }
     }
     // A key shown under "derived" is no input; set, it reaches the parser, which says what it is
     // derived from.
     if (it == node->end() && last && node->contains("derived") && (*node)["derived"].is_object() &&
         (*node)["derived"].contains(key)) {
       (*node)[key] = o.value;
-      return;
+      return true;
     }
     // Keys the resolved experiment leaves out while at their default (the field tables write them
     // back only when set): --set may still set them.
     if (it == node->end() && last && omitted_at_default(path, key)) {
       (*node)[key] = o.value;
-      return;
+      return true;
     }
+    if (it == node->end() && absent == WhenAbsent::Report) return false;
     if (it == node->end()) {
       std::vector<std::string> keys;
       for (const auto& [k, v] : node->items()) keys.push_back(k);
@@ -109,6 +127,65 @@ void apply_override(json& document, const Override& o, const std::string& file) 
     node = &*it;
     path = std::move(here);
   }
+  return true;
+}
+
+namespace {
+
+bool sets_derived(const Override& o) { return std::find(o.keys.begin(), o.keys.end(), "derived") != o.keys.end(); }
+
+// count and devices each replace the other (apply_override): both given, the later would win
+// silently, and which is later would matter.
+void check_one_cluster_size(const std::vector<Override>& overrides, const std::string& file) {
+  const Override* count = nullptr;
+  const Override* devices = nullptr;
+  for (const Override& o : overrides) {
+    if (o.keys == std::vector<std::string>{"cluster", "count"}) count = &o;
+    if (o.keys == std::vector<std::string>{"cluster", "devices"}) devices = &o;
+  }
+  if (count != nullptr && devices != nullptr)
+    throw InputError(fmt::format("{}: --set {} and --set {}: /cluster: expected count (instances) or devices (ranks), "
+                                 "found both",
+                                 file, count->text, devices->text));
+}
+
+}  // namespace
+
+json apply_overrides(const json& document, const std::vector<Override>& overrides, const std::string& file,
+                     const std::string& label, const ResolveDocument& resolve) {
+  check_one_cluster_size(overrides, file);
+  json raw = document;
+  bool preset_chosen = false;
+  std::vector<const Override*> values;
+  for (const Override& o : overrides) {
+    if (o.selects_preset()) {
+      apply_override(raw, o, file);
+      preset_chosen = true;
+    } else {
+      values.push_back(&o);
+    }
+  }
+  std::stable_sort(values.begin(), values.end(),
+                   [](const Override* a, const Override* b) { return a->keys.size() < b->keys.size(); });
+  const bool derived_set = std::any_of(values.begin(), values.end(), [](const Override* o) { return sets_derived(*o); });
+
+  // A preset name the file gives is the file's mistake; one --set gives is the override's.
+  json edited = expand_presets(raw, preset_chosen ? label : file);
+  // Each round applies what has a place; the rest waits for the defaults of the document so far (a
+  // key inside an object that an override replaced waits twice). A round on a resolved document
+  // that places nothing: the first left is an error naming its path.
+  bool resolved = false;
+  for (std::vector<const Override*> pending = values; !pending.empty();) {
+    std::vector<const Override*> absent;
+    for (const Override* o : pending)
+      if (!apply_override(edited, *o, file, WhenAbsent::Report)) absent.push_back(o);
+    if (!derived_set) drop_derived(edited);
+    if (resolved && absent.size() == pending.size()) apply_override(edited, *absent.front(), file, WhenAbsent::Fail);
+    if (!absent.empty()) edited = resolve(expand_presets(edited, label), label);
+    resolved = true;
+    pending = std::move(absent);
+  }
+  return expand_presets(edited, label);
 }
 
 }  // namespace trnsim::config::detail

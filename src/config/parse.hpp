@@ -19,6 +19,9 @@ namespace trnsim::config::detail {
 hw::InstanceSpec read_instance_fields(ObjectReader& r);
 hw::InstanceSpec parse_instance_file(const json& document, const std::string& file);
 hw::FabricSpec parse_fabric(ObjectReader r);
+// An expanded "cluster" object: its instance keys, its size (count or devices, checked against the
+// instance's ranks and UltraServers) and its fabric (load_experiment.cpp).
+hw::ClusterSpec parse_cluster(ObjectReader r);
 
 workload::ModelSpec parse_model(const json& value, const std::string& file, const std::string& path);
 workload::TrainingSpec parse_training(ObjectReader r);

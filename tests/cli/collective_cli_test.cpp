@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "run_cli.hpp"
 
 using namespace trnsim::test;
@@ -29,6 +31,11 @@ std::vector<Row> rows_of(const std::string& out) {
     if (l >> r.size >> r.count >> type >> r.time_us >> r.algbw >> r.busbw >> r.algorithm) rows.push_back(r);
   }
   return rows;
+}
+
+// configs/hardware/dgx-a100-80gb.json as written, for the figures a test changes with --set.
+nlohmann::json dgx_a100_preset() {
+  return nlohmann::json::parse(slurp(std::string(TRNSIM_TEST_SOURCE_DIR) + "/configs/hardware/dgx-a100-80gb.json"));
 }
 
 }  // namespace
@@ -209,4 +216,74 @@ TEST_CASE("cli collective: sizes are whole bytes with binary multiples, as nccl-
     INFO(bad);
     CHECK(run(std::string("collective --instance trn1.32xlarge all-reduce ") + bad).code == 2);
   }
+}
+
+TEST_CASE("cli collective: --set doubling NVLink halves the data part of a ring all-reduce") {
+  // One dgx-a100-80gb, 8 GPUs on an NVSwitch, ring forced. closed_form.hpp: a schedule costs L plus
+  // its steps, a step M x 1 + max(S, b / rate) + latency (M and S constants, 0 on this preset; at
+  // 512 MiB b / rate is far above S). A ring all-reduce of `size` bytes over n ranks is 2(n-1)
+  // steps in which each rank sends size/n to its neighbour through its own NVLink (load 1, no DMA
+  // link on GPUs), so
+  //   t(size) = fixed + size x 2(n-1) / (n B),  B the NVLink bandwidth,
+  // affine in size. Read the fixed part and the slope from the baseline's two rows; with B doubled
+  // the fixed part stays and the slope halves.
+  const std::string sizes = "collective --instance dgx-a100-80gb --algorithm ring all-reduce -b 512MiB -e 1GiB -f 2";
+  const auto base = run(sizes);
+  REQUIRE(base.code == 0);
+  const auto b = rows_of(base.out);
+  REQUIRE(b.size() == 2);
+  const double slope_us_per_byte = (b[1].time_us - b[0].time_us) / (b[1].size - b[0].size);
+  const double fixed_us = b[1].time_us - b[1].size * slope_us_per_byte;
+  // The premise (the NVLink is the one bottleneck): the slope is 2(n-1)/(n B) with the preset's B.
+  const auto preset = dgx_a100_preset();
+  const double nvlink = preset["intra"]["bandwidth_GBps"].get<double>() * 1e9;
+  CHECK(slope_us_per_byte == Approx(2.0 * 7 / (8 * nvlink) * 1e6).epsilon(1e-3));
+
+  const std::string doubled = "--set cluster.intra.bandwidth_GBps=" + std::to_string(2 * nvlink / 1e9);
+  const auto fast = run(sizes + " " + doubled);
+  REQUIRE(fast.code == 0);
+  CHECK_THAT(fast.out, Catch::Contains("# with " + doubled + "\n"));
+  const auto f = rows_of(fast.out);
+  REQUIRE(f.size() == 2);
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    // Times are printed to 0.1 us: the fitted line carries up to about 0.2 us of rounding.
+    CHECK(std::abs(f[i].time_us - (fixed_us + f[i].size * slope_us_per_byte / 2)) <= 0.3);
+    CHECK(f[i].algorithm == "ring");
+  }
+}
+
+TEST_CASE("cli collective: --set reaches the calibration and the cluster size") {
+  const std::string ring = "collective --instance dgx-a100-80gb --algorithm ring all-reduce -b 1KiB -e 1MiB -f 32";
+  const auto base = run(ring);
+  REQUIRE(base.code == 0);
+  // The launch cost L is paid once per collective (closed_form.hpp): 10 us more, 10 us longer at
+  // every size, whatever the schedule.
+  const auto preset = dgx_a100_preset();
+  const double launch_us = preset["calibration"]["collective_launch_us"].get<double>();
+  const auto later = run(ring + " --set cluster.calibration.collective_launch_us=" + std::to_string(launch_us + 10));
+  REQUIRE(later.code == 0);
+  const auto b = rows_of(base.out), l = rows_of(later.out);
+  REQUIRE(b.size() == 3);
+  REQUIRE(l.size() == b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) CHECK(std::abs(l[i].time_us - b[i].time_us - 10) <= 0.11);
+  // cluster.count: two instances of 8 GPUs, every GPU a rank by default.
+  const auto two = run("collective --instance dgx-a100-80gb all-reduce -b 1KiB -e 1KiB --set cluster.count=2");
+  REQUIRE(two.code == 0);
+  CHECK_THAT(two.out, Catch::Contains("all-reduce on 2 x dgx-a100-80gb, 16 ranks"));
+}
+
+TEST_CASE("cli collective: --set outside the cluster block, or to a key it lacks, is refused") {
+  const auto outside = run("collective --instance trn2.48xlarge all-reduce --set model.layers=2");
+  CHECK(outside.code == 2);
+  CHECK_THAT(outside.err, Catch::Contains("collective --instance trn2.48xlarge: --set model.layers=2: expected a path in "
+                                          "the cluster block"));
+  CHECK_THAT(outside.err, Catch::Contains("found /model/layers"));
+  const auto unknown = run("collective --instance trn2.48xlarge all-reduce --set cluster.chip.hbm_bandwith_GBps=1");
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("--set cluster.chip.hbm_bandwith_GBps=1: /cluster/chip/hbm_bandwith_GBps "
+                                          "does not exist"));
+  const auto range = run("collective --instance trn2.48xlarge all-reduce --set cluster.chip.hbm_bandwidth_GBps=0");
+  CHECK(range.code == 2);
+  CHECK_THAT(range.err, Catch::Contains("(with --set cluster.chip.hbm_bandwidth_GBps=0): /cluster/chip/hbm_bandwidth_GBps: "
+                                        "expected a number in"));
 }

@@ -84,3 +84,27 @@ TEST_CASE("config: an override may set a MoE key the resolved experiment leaves 
   CHECK(ex.resolved["parallelism"]["ep"] == 4);
   CHECK_THROWS_AS(config::parse_experiment(test::small_experiment(), "mem.json", {"parallelism.ep=4"}), InputError);
 }
+
+TEST_CASE("config: overrides are one edit, checked once") {
+  SECTION("a state between two overrides is never checked") {
+    // One trn3 UltraServer is 4 instances of 16 chips, 64 logical cores each
+    // (configs/hardware/trn3-gen1-ultraserver.json): 256 ranks = tp 8 x dp 32, and the global batch
+    // of 64 divides over dp 32. The instance alone (the file's count of 1) is no whole UltraServer.
+    for (const auto& sets :
+         {std::vector<std::string>{"cluster.instance=trn3-gen1-ultraserver", "cluster.count=4", "parallelism.dp=32"},
+          std::vector<std::string>{"parallelism.dp=32", "cluster.count=4", "cluster.instance=trn3-gen1-ultraserver"}}) {
+      const auto ex = config::parse_experiment(test::small_experiment(), "mem.json", sets);
+      CHECK(ex.cluster.instance.name == "trn3-gen1-ultraserver");
+      CHECK(ex.cluster.instances == 4);
+      CHECK(ex.resolved["cluster"]["count"] == 4);
+    }
+  }
+  SECTION("a default that follows another field follows its overridden value") {
+    // kv_heads defaults to heads (configs/README.md, "Model"): with heads overridden to 16, 16,
+    // not the file's 32 that the resolved experiment would have frozen before the override.
+    auto doc = test::small_experiment();
+    doc["model"].erase("kv_heads");
+    const auto ex = config::parse_experiment(doc, "mem.json", {"model.heads=16"});
+    CHECK(ex.model.kv_heads == 16);
+  }
+}

@@ -33,6 +33,12 @@ workload::SoftwareSpec load_software(const std::string& name);
 // `instances` instances of the preset on the default fabric (non-blocking, switch latency within
 // the EFA latency); instances must be >= 1 and a whole number of UltraServers.
 hw::ClusterSpec load_cluster(const std::string& name, int instances);
+// The same with `--set PATH=VALUE` overrides of its cluster block, PATH as in an experiment's
+// ("cluster.intra.bandwidth_GBps", "cluster.calibration.KEY", "cluster.count"), applied and checked
+// as `trnsim run --set` does (cluster_overrides.cpp). `label` names the cluster in messages;
+// a PATH outside the cluster, or one choosing the instance, is an InputError.
+hw::ClusterSpec load_cluster(const std::string& name, int instances, const std::vector<std::string>& overrides,
+                             const std::string& label);
 
 // The preset file's JSON, validated; `file` receives its path (for messages).
 nlohmann::json read_instance_json(const std::string& name, std::string* file = nullptr);
