@@ -97,7 +97,7 @@ int report_step(const RunOptions& o, const config::Experiment& ex, const report:
   if (!o.csv_path.empty()) report::append_csv(o.csv_path, rep, {o.experiment, ex.id.empty() ? ex.name : ex.id});
   fmt::print("{}", report::format_text(rep));
   const bool oom = std::any_of(rep.memory.begin(), rep.memory.end(), [](const auto& m) { return !m.fits(); });
-  return o.strict && oom ? 1 : 0;
+  return o.strict && (oom || rep.precision.generic()) ? 1 : 0;
 }
 
 int run(const RunOptions& o) {
@@ -156,7 +156,9 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--scale-durations", options->scale_durations,
                   "For a trace (\"workload\": {\"trace\": F}): multiply its measured compute durations, e.g. "
                   "compute=0.5 (FLOP/byte nodes are priced on the cluster's hardware either way)");
-  cmd->add_flag("--strict", options->strict, "Exit 1 when a rank runs out of memory");
+  cmd->add_flag("--strict", options->strict,
+                "Exit 1 when a rank runs out of memory, or when the software has no precision recipe for "
+                "training.dtype (the generic recipe ran)");
   cmd->add_flag("--fast-forward,!--no-fast-forward", options->fast_forward,
                 "Fast-forward over the pipeline's steady state (the default): two reduced steps (on the "
                 "analytic network one replayed, the other derived from it) extrapolated where the repetition is checked exact (the same step time in picoseconds, figures within "

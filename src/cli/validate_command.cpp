@@ -1,6 +1,7 @@
 // trnsim validate FILES_OR_DIRS...: every experiment with a measured step time, simulated as it
 // is, against its measurement and the band of predictions its null fields allow; error
-// statistics overall and per hardware family.
+// statistics overall and per hardware family; marks for what a prediction stands for (a plan
+// estimated out of memory, a generic precision recipe).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -160,7 +161,8 @@ const CLI::Validator kPercentGate(
 void add_validate_command(CLI::App& app, Action& action) {
   const auto [cmd, options] = add_subcommand(app, action, "validate",
                                              "Simulate experiments with a measured step time and report the error, "
-                                             "and the band of predictions their null fields allow",
+                                             "the band of predictions their null fields allow, and marks for plans "
+                                             "estimated out of memory or run with a generic precision recipe",
                                              validate);
   cmd->add_option("inputs", options->inputs, "Experiment files, or directories of *.json experiment files")
       ->required();

@@ -1,6 +1,6 @@
 // trnsim validate, run as a user runs it: the unset-field rule and the band do not depend on the
 // files' order, the band's columns place the measurement, bad measurements are errors naming the
-// file, thresholds decide the exit code.
+// file, thresholds decide the exit code, marks flag out-of-memory plans and generic precision recipes.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -192,4 +193,58 @@ TEST_CASE("validate: thresholds exit 1 when exceeded, CSV has one row per file")
   CHECK(run("validate /nonexistent/dir").code == 2);
   fs::remove(a);
   fs::remove(csv);
+}
+
+TEST_CASE("validate: marks a row estimated out of memory and a row run with the generic precision recipe") {
+  // Three rows of the tiny file, every field set (the prediction's plan is the file's): as it is;
+  // with 0.02 GiB of HBM per chip, 0.01 GiB per rank (trn1.2xlarge: one chip, two NeuronCores,
+  // one rank each), below the ~0.02 GiB the plan needs (mostly fp32 optimizer states); and with
+  // dtype fp8, for which neuronx-distributed (bf16 only) has no recipe.
+  const std::string tiny = "run '" + example("tiny-trn1.json") + "' --dry-run";
+  const auto plain = run(tiny);
+  const auto small = run(tiny + " --set cluster.chip.hbm_GiB=0.02");
+  const auto fp8 = run(tiny + " --set training.dtype=fp8");
+  REQUIRE(plain.code == 0);
+  REQUIRE(small.code == 0);
+  REQUIRE(fp8.code == 0);
+  const auto with_measurement = [](const std::string& resolved, const std::string& id) {
+    auto j = nlohmann::json::parse(resolved);
+    j["id"] = id;
+    j["measured"] = {{"step_time_s", 0.01}};
+    return write_json(j, id + ".json");
+  };
+  const fs::path a = with_measurement(plain.out, "tiny-fits"), b = with_measurement(small.out, "tiny-oom"),
+                 c = with_measurement(fp8.out, "tiny-fp8");
+  // The need the memory model states for the small row, as `run` reports it.
+  const fs::path json = scratch("oom.json");
+  REQUIRE(run("run" + quoted(b) + " --json" + quoted(json)).code == 0);
+  const auto stage = nlohmann::json::parse(slurp(json))["memory"][0];
+  const double need_GiB = stage["total_bytes"].get<double>() / 1073741824.0;
+  REQUIRE(need_GiB > 0.01);
+
+  const fs::path csv = scratch("marks.csv");
+  const auto r = run("validate" + quoted(a) + quoted(b) + quoted(c) + " --csv" + quoted(csv));
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("  marks  "));
+  CHECK_THAT(row_of(r.out, "tiny-fits"), Catch::Contains("  -  "));
+  CHECK_THAT(row_of(r.out, "tiny-oom"), Catch::Contains(fmt::format("OOM est. {:.3g} of 0.01 GiB", need_GiB)));
+  CHECK_THAT(row_of(r.out, "tiny-oom"), !Catch::Contains("generic"));
+  CHECK_THAT(row_of(r.out, "tiny-fp8"), Catch::Contains("generic fp8 recipe"));
+  CHECK_THAT(row_of(r.out, "tiny-fp8"), !Catch::Contains("OOM"));
+  // CSV: oom_estimate_GiB, oom_capacity_GiB, generic_recipe_dtype before the main finding.
+  const std::string rows = slurp(csv);
+  CHECK_THAT(rows, Catch::StartsWith("id,file,family,predicted_step_time_s,measured_step_time_s,band_fastest_s,"
+                                     "band_slowest_s,band,error_pct,mfu_predicted_pct,mfu_measured_pct,"
+                                     "oom_estimate_GiB,oom_capacity_GiB,generic_recipe_dtype,main_finding\n"));
+  const auto fits = csv_row(rows, "tiny-fits"), oom = csv_row(rows, "tiny-oom"), gen = csv_row(rows, "tiny-fp8");
+  REQUIRE(oom.size() >= 15);
+  CHECK(fits[11].empty());
+  CHECK(fits[12].empty());
+  CHECK(fits[13].empty());
+  CHECK(std::stod(oom[11]) == Approx(need_GiB).margin(5e-7));  // printed to 6 decimals
+  CHECK(oom[12] == "0.010000");
+  CHECK(oom[13].empty());
+  CHECK(gen[11].empty());
+  CHECK(gen[13] == "fp8");
+  for (const fs::path& p : {a, b, c, json, csv}) fs::remove(p);
 }

@@ -1,6 +1,6 @@
 // The band of predictions the unpublished fields allow: its candidates, its bounds checked
-// against simulating every plan by hand, its independence from the software's defaults, and the
-// prediction inside it.
+// against simulating every plan by hand, the prediction's own values among its candidates, and
+// the prediction inside it.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -183,7 +183,7 @@ TEST_CASE("plan band: the bounds are the fastest and slowest fitting plans, as s
 
     // The prediction (the rule: here micro-batch 1 and the least recomputation that fits, none)
     // lies inside; so does the prediction under software defaults of micro-batch 4 and full
-    // recomputation, while the band, which ignores the defaults, stays the same.
+    // recomputation, while the band, whose candidates already hold those values, stays the same.
     const double predicted = step_seconds(in);
     CHECK(band.fastest_s <= predicted);
     CHECK(predicted <= band.slowest_s);
@@ -263,4 +263,56 @@ TEST_CASE("plan band: with every field set it is the prediction alone, fitting o
   CHECK(band.simulated == 1);
   CHECK(band.fastest_s == step_seconds(in));
   CHECK(band.slowest_s == band.fastest_s);
+}
+
+TEST_CASE("plan band: the prediction's own values are candidates, a software default outside the list too") {
+  SECTION("candidates: selective-op and zero 3 join the lists") {
+    // tiny_input(1, 2) with recompute and zero null: recompute none, selective, full and zero 0, 1
+    // (dp 2) make 3 x 2 = 6 plans; a prediction with selective-op and zero 3 (TorchTitan's
+    // defaults) adds one value to each list: 4 x 3 = 12, its own plan last.
+    replay::StepInput in = tiny_input(1, 2);
+    in.parallelism.recompute.reset();
+    in.parallelism.zero.reset();
+    CHECK(replay::band_candidates(in.model, in.training, in.parallelism).size() == 3 * 2);
+    replay::PlanCandidate own{in.training, in.parallelism};
+    own.parallelism.recompute = Recompute::SelectiveOp;
+    own.parallelism.zero = 3;
+    own.parallelism.virtual_stages = 1;
+    own.parallelism.schedule = PipelineSchedule::OneFOneB;
+    own.parallelism.sequence_parallel = false;
+    const auto c = replay::band_candidates(in.model, in.training, in.parallelism, &own);
+    REQUIRE(c.size() == 4 * 3);
+    CHECK(*c.back().parallelism.recompute == Recompute::SelectiveOp);
+    CHECK(*c.back().parallelism.zero == 3);
+  }
+
+  SECTION("band: only full and the default selective-op fit; the prediction is the fastest") {
+    // The software's default recompute selective-op, micro-batch 1 set. HBM between the needs
+    // under selective-op and under selective: of none, selective, full only full fits, so the
+    // old band was full alone and the prediction (selective-op, which reruns part of the forward,
+    // faster than full, which reruns all of it) lay below it.
+    replay::StepInput in = tiny_input(1, 2);
+    in.parallelism.recompute.reset();
+    in.software.defaults.recompute = Recompute::SelectiveOp;
+    const auto need = [&](Recompute rc) {
+      const auto each = with_plan(in, 1, rc);
+      return peak_bytes(each, each.training, each.parallelism);
+    };
+    REQUIRE(need(Recompute::Full) < need(Recompute::SelectiveOp));
+    REQUIRE(need(Recompute::SelectiveOp) < need(Recompute::Selective));
+    REQUIRE(need(Recompute::Selective) <= need(Recompute::None));
+    set_rank_capacity(in, (need(Recompute::SelectiveOp) + need(Recompute::Selective)) / 2);
+    const double predicted = step_seconds(in);
+    auto full = with_plan(in, 1, Recompute::Full);
+    const double full_s = step_seconds(full);
+    REQUIRE(predicted < full_s);
+
+    const auto band = replay::plan_band(in);
+    CHECK(band.candidates == 4);  // none, selective, full, selective-op
+    CHECK(band.fit == 2);         // full, selective-op
+    CHECK(band.fastest_s == predicted);
+    CHECK(band.slowest_s == full_s);
+    REQUIRE(band.fastest);
+    CHECK(*band.fastest->parallelism.recompute == Recompute::SelectiveOp);
+  }
 }

@@ -152,3 +152,23 @@ TEST_CASE("findings: the HBM finding recommends HBM and DMA together where DMA i
   CHECK_THAT(suggestion(capped.report), Catch::Contains("HBM and DMA bandwidth together"));
   CHECK_THAT(suggestion(capped.report), Catch::Contains("dma_bandwidth_GBps"));
 }
+
+TEST_CASE("findings: a dtype the software has no precision recipe for is a finding of 0 s, listed last") {
+  // An otherwise empty report: no rule that costs time applies, so only the precision rule can.
+  report::StepReport r;
+  r.precision = {.software = "stack", .dtype = workload::Precision::Fp8,
+                 .stated = {workload::Precision::Bf16, workload::Precision::Fp16}};
+  auto f = report::find_bottlenecks(r, {});
+  REQUIRE(f.size() == 1);
+  CHECK(f.back().rule == "generic_precision_recipe");
+  CHECK(f.back().seconds == 0);
+  // fp8's generic recipe (README, training.dtype): bf16 weights and gradients, fp32 accumulation,
+  // master copy and moments.
+  CHECK(f.back().message == "software stack has no precision recipe for training dtype fp8: the generic fp8 recipe "
+                            "ran (weights bf16, gradients bf16, accumulation fp32, master weights fp32, optimizer "
+                            "states fp32)");
+  CHECK_THAT(f.back().suggestion, Catch::Contains("(bf16, fp16)"));
+  // A recipe of its own for the dtype: no finding.
+  r.precision.stated.push_back(workload::Precision::Fp8);
+  CHECK(report::find_bottlenecks(r, {}).empty());
+}

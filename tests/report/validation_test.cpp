@@ -122,10 +122,17 @@ TEST_CASE("validation: the measurement against the band, bounds included, and th
 TEST_CASE("validation: CSV has a header and one line per row, quoting fields with commas") {
   std::vector<ValidationRow> rows = {with_band(row("a", "X", 11, 10), 10.5, 12.25), row("b", "X", 11, 10)};
   rows[0].finding = "forward, mostly";
+  // Row b: the issue's MPT-30B case, a plan estimated at 81.6 GiB of 80 GiB, and run in fp8 with
+  // the generic recipe.
+  rows[1].oom_need_bytes = 81.6 * 1073741824.0;
+  rows[1].oom_capacity_bytes = 80 * 1073741824.0;
+  rows[1].generic_dtype = "fp8";
   const std::string csv = format_validation_csv(rows);
   CHECK(csv ==
         "id,file,family,predicted_step_time_s,measured_step_time_s,band_fastest_s,band_slowest_s,band,error_pct,"
-        "mfu_predicted_pct,mfu_measured_pct,main_finding\n"
-        "a,a.json,X,11.000000,10.000000,10.500000,12.250000,below,10.000,0.000,0.000,\"forward, mostly\"\n"
-        "b,b.json,X,11.000000,10.000000,,,-,10.000,0.000,0.000,\n");
+        "mfu_predicted_pct,mfu_measured_pct,oom_estimate_GiB,oom_capacity_GiB,generic_recipe_dtype,main_finding\n"
+        "a,a.json,X,11.000000,10.000000,10.500000,12.250000,below,10.000,0.000,0.000,,,,\"forward, mostly\"\n"
+        "b,b.json,X,11.000000,10.000000,,,-,10.000,0.000,0.000,81.600000,80.000000,fp8,\n");
+  const std::string text = format_validation_text(rows, summarize(rows));
+  CHECK_THAT(text, Catch::Contains("  OOM est. 81.6 of 80 GiB; generic fp8 recipe  "));
 }

@@ -170,11 +170,16 @@ struct SoftwareSpec {
   // turns into the largest k that fits the rank's HBM (ParallelismSpec::fsdp_prefetch).
   std::int64_t fsdp_prefetch_units = 1;
   net::CollectivePolicy collectives;
-  PrecisionRecipe precision_for(Precision p) const {
+  // The stack's own recipe for `p`, or nullptr (a dtype it states none for).
+  const PrecisionRecipe* stated_precision(Precision p) const {
     for (const PrecisionEntry& e : precision) {
-      if (e.dtype == p) return e.recipe;
+      if (e.dtype == p) return &e.recipe;
     }
-    return default_recipe(p);
+    return nullptr;
+  }
+  PrecisionRecipe precision_for(Precision p) const {
+    const PrecisionRecipe* stated = stated_precision(p);
+    return stated != nullptr ? *stated : default_recipe(p);
   }
   // The recipe for `model_name`, or nullptr.
   const Recipe* recipe_for(const std::string& model_name) const {

@@ -124,6 +124,9 @@ StepReport analyze_run(const replay::StepInput& input, const replay::StepRun& ru
   r.chips = input.cluster.chips();
   r.plan = run.plan;
   r.attention = run.resolved.training.attention.value_or(hw::AttentionKernel::Flash);
+  r.precision.software = input.software.name;
+  r.precision.dtype = run.resolved.training.precision;
+  for (const auto& e : input.software.precision) r.precision.stated.push_back(e.dtype);
   r.network = net::to_string(input.network);
   const auto& training = run.resolved.training;
   r.seq_len = training.seq_len;
@@ -197,6 +200,8 @@ StepReport analyze_run(const replay::StepInput& input, const replay::StepRun& ru
 }
 
 }  // namespace
+
+bool PrecisionUse::generic() const { return std::find(stated.begin(), stated.end(), dtype) == stated.end(); }
 
 StepReport analyze(const replay::StepInput& input, const replay::StepRun& run, const AnalyzeOptions& options) {
   return analyze_run(input, run, options, true);

@@ -9,6 +9,9 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include "trnsim/enum_names.hpp"
+#include "trnsim/workload/software.hpp"
+
 namespace trnsim::report {
 namespace {
 
@@ -282,6 +285,28 @@ void network_rules(const StepReport& r, const std::vector<std::string>& layout, 
                              trnsim::to_string(hot.kind))});
 }
 
+// A training dtype the software states no precision recipe for: the storage formats, and so
+// memory, optimizer traffic and gradient bytes, are the generic recipe's, not the stack's.
+void precision_rules(const StepReport& r, std::vector<Finding>& out) {
+  const PrecisionUse& u = r.precision;
+  if (!u.generic()) return;
+  const workload::PrecisionRecipe g = workload::default_recipe(u.dtype);
+  std::vector<std::string_view> stated;
+  for (const workload::Precision p : u.stated) stated.push_back(trnsim::to_string(p));
+  out.push_back({"generic_precision_recipe",
+                 fmt::format("software {} has no precision recipe for training dtype {}: the generic {} recipe ran "
+                             "(weights {}, gradients {}, accumulation {}, master weights {}, optimizer states {}{})",
+                             u.software, trnsim::to_string(u.dtype), trnsim::to_string(u.dtype),
+                             trnsim::to_string(g.weights), trnsim::to_string(g.gradients),
+                             trnsim::to_string(g.grad_accumulation), trnsim::to_string(g.master_weights),
+                             trnsim::to_string(g.optimizer_states), g.stochastic_rounding ? ", stochastic rounding" : ""),
+                 0,
+                 fmt::format("run a dtype the software has a recipe for ({}), or add a sourced \"precision\" entry "
+                             "for {} to the software preset",
+                             stated.empty() ? std::string("none") : fmt::format("{}", fmt::join(stated, ", ")),
+                             trnsim::to_string(u.dtype))});
+}
+
 }  // namespace
 
 std::vector<Finding> find_bottlenecks(const StepReport& r, const std::vector<std::string>& layout) {
@@ -300,6 +325,7 @@ std::vector<Finding> find_bottlenecks(const StepReport& r, const std::vector<std
                                             [](const Finding& f) { return f.rule == "out_of_memory"; });
   std::stable_sort(oom_end, out.end(), [](const Finding& a, const Finding& b) { return a.seconds > b.seconds; });
   network_rules(r, layout, out);  // 0 seconds: after every finding that costs time
+  precision_rules(r, out);
   return out;
 }
 

@@ -7,6 +7,8 @@
 
 #include <fmt/core.h>
 
+#include "trnsim/enum_names.hpp"
+
 namespace trnsim::report {
 namespace {
 
@@ -62,6 +64,13 @@ ValidationRow validation_row(const StepReport& report, std::string id, std::stri
   row.finding = report.findings.empty()
                     ? largest_part(report)
                     : fmt::format("[{}] {}", report.findings.front().rule, report.findings.front().message);
+  for (const StageMemoryReport& m : report.memory) {
+    if (!m.fits() && m.memory.total() > row.oom_need_bytes) {
+      row.oom_need_bytes = m.memory.total();
+      row.oom_capacity_bytes = m.capacity;
+    }
+  }
+  if (report.precision.generic()) row.generic_dtype = trnsim::to_string(report.precision.dtype);
   row.has_band = !band.empty();
   row.band_fastest_s = band.fastest_s;
   row.band_slowest_s = band.slowest_s;

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "trnsim/report/writers/csv_report.hpp"
+#include "trnsim/units.hpp"
 
 namespace trnsim::report {
 namespace {
@@ -27,26 +28,46 @@ std::string band_csv(const ValidationRow& r, double seconds) {
   return r.has_band ? fmt::format("{:.6f}", seconds) : "";
 }
 
+// What the prediction stands for, when it is not a plan that fits run with the software's own
+// recipe: "OOM est. 81.6 of 80 GiB; generic fp8 recipe"; "-" for neither.
+std::string marks(const ValidationRow& r) {
+  std::string out;
+  if (r.out_of_memory()) out = fmt::format("OOM est. {:.3g} of {:.3g} GiB", r.oom_need_bytes / units::kGiB,
+                                           r.oom_capacity_bytes / units::kGiB);
+  if (!r.generic_dtype.empty()) out += fmt::format("{}generic {} recipe", out.empty() ? "" : "; ", r.generic_dtype);
+  return out.empty() ? "-" : out;
+}
+
+// The CSV's out-of-memory figures (GiB): empty when the plan fits.
+std::string oom_csv(const ValidationRow& r, double bytes) {
+  return r.out_of_memory() ? fmt::format("{:.6f}", bytes / units::kGiB) : "";
+}
+
 }  // namespace
 
 std::string format_validation_text(const std::vector<ValidationRow>& rows, const ValidationSummary& summary) {
-  std::size_t id_width = 2, family_width = 6;
+  std::size_t id_width = 2, family_width = 6, marks_width = 5;
   for (const auto& r : rows) {
     id_width = std::max(id_width, r.id.size());
     family_width = std::max(family_width, r.family.size());
+    marks_width = std::max(marks_width, marks(r).size());
   }
-  std::string out = fmt::format("{:<{}}  {:<{}}  {:>12}  {:>11}  {:>10}  {:>10}  {:<5}  {:>8}  {:>8}  {:>8}  {}\n",
-                                "id", id_width, "family", family_width, "predicted(s)", "measured(s)", "fastest(s)",
-                                "slowest(s)", "band", "error(%)", "MFU(%)", "MFU_m(%)", "main finding");
+  std::string out =
+      fmt::format("{:<{}}  {:<{}}  {:>12}  {:>11}  {:>10}  {:>10}  {:<5}  {:>8}  {:>8}  {:>8}  {:<{}}  {}\n", "id",
+                  id_width, "family", family_width, "predicted(s)", "measured(s)", "fastest(s)", "slowest(s)", "band",
+                  "error(%)", "MFU(%)", "MFU_m(%)", "marks", marks_width, "main finding");
   for (const auto& r : rows) {
-    out += fmt::format("{:<{}}  {:<{}}  {:>12.3f}  {:>11.3f}  {:>10}  {:>10}  {:<5}  {:>+8.1f}  {:>8.1f}  {:>8.1f}  {}\n",
-                       r.id, id_width, r.family, family_width, r.predicted_s, r.measured_s,
-                       band_seconds(r, r.band_fastest_s), band_seconds(r, r.band_slowest_s), r.band_position(),
-                       100 * r.error(), 100 * r.mfu_predicted, 100 * r.mfu_measured, r.finding);
+    out += fmt::format(
+        "{:<{}}  {:<{}}  {:>12.3f}  {:>11.3f}  {:>10}  {:>10}  {:<5}  {:>+8.1f}  {:>8.1f}  {:>8.1f}  {:<{}}  {}\n", r.id,
+        id_width, r.family, family_width, r.predicted_s, r.measured_s, band_seconds(r, r.band_fastest_s),
+        band_seconds(r, r.band_slowest_s), r.band_position(), 100 * r.error(), 100 * r.mfu_predicted,
+        100 * r.mfu_measured, marks(r), marks_width, r.finding);
   }
   out += "\nfastest, slowest: the band of predictions over the plans the file's null fields allow that fit in memory "
          "(analytic network model); band: the measurement in it, below or above it\n";
   out += "MFU: predicted; MFU_m: implied by the measurement (model FLOPs / (measured step time x cluster peak))\n";
+  out += "marks: OOM est. = the plan's memory estimate exceeds the rank's HBM (largest stage, GiB), yet it is "
+         "predicted; generic = the software has no precision recipe for the dtype, the generic one ran\n";
   out += fmt::format("all       {}\n", stats_line(summary.all));
   for (const auto& f : summary.families) out += fmt::format("  {:<{}}  {}\n", f.family, family_width, stats_line(f));
   return out;
@@ -55,12 +76,14 @@ std::string format_validation_text(const std::vector<ValidationRow>& rows, const
 std::string format_validation_csv(const std::vector<ValidationRow>& rows) {
   std::string out =
       "id,file,family,predicted_step_time_s,measured_step_time_s,band_fastest_s,band_slowest_s,band,error_pct,"
-      "mfu_predicted_pct,mfu_measured_pct,main_finding\n";
+      "mfu_predicted_pct,mfu_measured_pct,oom_estimate_GiB,oom_capacity_GiB,generic_recipe_dtype,main_finding\n";
   for (const auto& r : rows) {
-    out += fmt::format("{},{},{},{:.6f},{:.6f},{},{},{},{:.3f},{:.3f},{:.3f},{}\n", csv_field(r.id), csv_field(r.file),
-                       csv_field(r.family), r.predicted_s, r.measured_s, band_csv(r, r.band_fastest_s),
-                       band_csv(r, r.band_slowest_s), r.band_position(), 100 * r.error(), 100 * r.mfu_predicted,
-                       100 * r.mfu_measured, csv_field(r.finding));
+    out += fmt::format("{},{},{},{:.6f},{:.6f},{},{},{},{:.3f},{:.3f},{:.3f},{},{},{},{}\n", csv_field(r.id),
+                       csv_field(r.file), csv_field(r.family), r.predicted_s, r.measured_s,
+                       band_csv(r, r.band_fastest_s), band_csv(r, r.band_slowest_s), r.band_position(),
+                       100 * r.error(), 100 * r.mfu_predicted, 100 * r.mfu_measured,
+                       oom_csv(r, r.oom_need_bytes), oom_csv(r, r.oom_capacity_bytes), csv_field(r.generic_dtype),
+                       csv_field(r.finding));
   }
   return out;
 }

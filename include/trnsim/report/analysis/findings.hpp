@@ -16,10 +16,12 @@
 //     busiest engine; low_arithmetic_intensity: the same for matmul and attention kernels;
 //   compute_bound: compute time beyond the tensor-engine peak on the executed FLOPs, less what
 //     the two HBM rules claim;
-//   out_of_memory, tp_spans_instances, hot_link: 0 (the first blocks the run; the time of the
-//     other two shows in the exposed-communication rules).
+//   out_of_memory, tp_spans_instances, hot_link, generic_precision_recipe: 0 (the first blocks
+//     the run; the time of the next two shows in the exposed-communication rules; the last says
+//     the software states no precision recipe for the training dtype, so the generic one ran).
 // Rules that cost time are reported from kMinStepShare of the step time. The list is ranked:
-// out_of_memory first (the run cannot happen as planned), then by seconds, rule order on ties.
+// out_of_memory first (the run cannot happen as planned), then by seconds, rule order on ties,
+// then the rules of 0 seconds.
 #include <string>
 #include <vector>
 

@@ -30,6 +30,16 @@ struct StageMemoryReport {
   bool fits() const { return memory.total() <= capacity; }
 };
 
+// The training dtype and the software preset's precision recipes (workload/software.hpp): a
+// dtype the software states no recipe for runs the generic one, workload::default_recipe
+// (finding generic_precision_recipe, `run --strict`, validate's marks).
+struct PrecisionUse {
+  std::string software;                   // the preset's name
+  workload::Precision dtype = workload::Precision::Bf16;
+  std::vector<workload::Precision> stated;  // the dtypes the software has a recipe for, in its order
+  bool generic() const;
+};
+
 struct StepReport {
   // What ran.
   std::string model;
@@ -41,6 +51,7 @@ struct StepReport {
   int chips = 0;
   workload::Plan plan;
   hw::AttentionKernel attention = hw::AttentionKernel::Flash;  // as resolved for the run
+  PrecisionUse precision;
   std::string network;  // the network model's name (net::to_string)
   std::int64_t seq_len = 0, global_batch = 0;
   // Trainium: the chip's DMA engines move what kernels read from HBM at the lower of the two

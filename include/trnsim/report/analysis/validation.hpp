@@ -20,6 +20,13 @@ struct ValidationRow {
   double mfu_predicted = 0;  // fraction of peak, as StepReport::mfu
   double mfu_measured = 0;   // model FLOPs / (measured step time x cluster peak)
   std::string finding;       // the first finding, else the largest breakdown part
+  // Marks on what the prediction stands for. A plan whose memory estimate exceeds the rank's HBM
+  // share: the largest stage's need and the capacity (bytes; both 0 when every stage fits). A
+  // training dtype the software has no precision recipe for (the generic one ran): its spelling,
+  // else "".
+  double oom_need_bytes = 0, oom_capacity_bytes = 0;
+  std::string generic_dtype;
+  bool out_of_memory() const { return oom_need_bytes > 0; }
   // The band of predictions the unpublished fields allow (replay/plan_band.hpp); has_band is
   // false when no candidate was replayed (none fits in memory).
   bool has_band = false;
