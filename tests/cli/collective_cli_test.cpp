@@ -287,3 +287,25 @@ TEST_CASE("cli collective: --set outside the cluster block, or to a key it lacks
   CHECK_THAT(range.err, Catch::Contains("(with --set cluster.chip.hbm_bandwidth_GBps=0): /cluster/chip/hbm_bandwidth_GBps: "
                                         "expected a number in"));
 }
+
+TEST_CASE("cli collective: on Trainium --set states a figure over the runtime release's, and the DMA engines set the stream") {
+  // 2 ranks on one trn1 chip, 1 GiB, release 2.19 (launch 0.3 us, no step or message cost): two
+  // steps of one stream each moving 512 MiB at r = 0.627 x 32/6 x 17 GB/s = 56.848 GB/s (the
+  // chip's DMA, 500 GB/s per core, and the reduction's read at 250 GB/s are faster):
+  // t = 0.3 us + 2 x 536,870,912 B / r = 18,888.2 us. Doubling what one DMA engine streams
+  // (17 -> 34 GB/s) doubles r: t = 0.3 + 9,443.9 us.
+  const std::string ar = "collective --instance trn1.32xlarge --ranks 2 all-reduce -b 1GiB -e 1GiB";
+  const auto base = rows_of(run(ar).out);
+  const auto fast = rows_of(run(ar + " --set cluster.chip.dma_engine_GBps=34").out);
+  REQUIRE(base.size() == 1);
+  REQUIRE(fast.size() == 1);
+  const double r = 0.627 * 32.0 / 6 * 17e9;
+  CHECK(base[0].time_us == Approx(0.3 + 2 * 536870912.0 / r * 1e6).margin(0.06));
+  CHECK(fast[0].time_us == Approx(0.3 + 536870912.0 / r * 1e6).margin(0.06));
+  // A stated launch cost replaces the release's 0.3 us: a 1 KiB call (data 512 B / r ~ 0.01 us
+  // per step) takes 10.3 us plus its two steps' data.
+  const auto launch = rows_of(run("collective --instance trn1.32xlarge --ranks 2 all-reduce -b 1KiB -e 1KiB "
+                                  "--set cluster.calibration.collective_launch_us=10.3").out);
+  REQUIRE(launch.size() == 1);
+  CHECK(launch[0].time_us == Approx(10.3 + 2 * 512 / r * 1e6).margin(0.06));
+}
