@@ -8,10 +8,13 @@
 //   passes   ceil(k / kt) x ceil(n / pe_cols) stationary tiles (kt = pe_rows, x2 for FP8 where the
 //            contraction doubles); a partial tile costs a full one (the 128x128 tile fill).
 //   pass     the m moving rows stream in instructions of at most moving_max (512) columns; an
-//            instruction costs max(columns, min_instruction_cycles) + O cycles, O =
-//            tensor_instruction_overhead_cycles (calibration). Causal products skip the rows above
-//            the diagonal pass by pass.
-//   time     batch x cycles / (clock x cores x matmul_efficiency x r(dtype)); r = peak(dtype) /
+//            instruction costs its initiation interval, max(columns, min_instruction_cycles) (NKI
+//            ISA: MultiplyMoving; the next stationary tile loads in the background at 4x the MM
+//            rate, so it never shows above the 64-cycle floor), + O cycles, O =
+//            tensor_instruction_overhead_cycles (a what-if; 0 in the presets). Causal products skip
+//            the rows above the diagonal pass by pass.
+//   time     batch x cycles / (clock x cores x matmul_efficiency x r(dtype)), matmul_efficiency
+//            being what the compiler's schedule loses beyond the ISA (fitted per generation); r = peak(dtype) /
 //            peak(bf16) from the chip's published peaks (fp32 on trn1: 1/4), 1 for FP8. The clock
 //            is derived from the chip's published BF16 peak (hw::CoreSpec::tensor_clock_hz), so
 //            full tiles with no overhead give the peak's per-core share (trn1 95, trn2 83.4 TFLOPS).

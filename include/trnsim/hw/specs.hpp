@@ -80,11 +80,11 @@ constexpr auto enum_table(AttentionKernel) {
 // Configuration keys: kCalibrationFields in src/config/hardware_fields.cpp.
 struct Calibration {
   // Sustained fraction of the tensor peak while a matmul streams: GPUs, inside a GEMM tile's main
-  // loop; NeuronCore, the fraction of cycles the array streams a moving column once an instruction
-  // runs (its fixed losses are tensor_instruction_overhead_cycles).
+  // loop; NeuronCore, the fraction of cycles the compiler's schedule keeps the array streaming
+  // beyond the ISA's price of each instruction (cost/compute_model.hpp).
   double matmul_efficiency = 1.0;
-  // NeuronCore: cycles each matmul instruction costs beyond streaming its moving columns (issue,
-  // stationary-tile load and semaphore waits that the compiler's schedule does not hide).
+  // NeuronCore: cycles added to every matmul instruction beyond the ISA's (a what-if knob; 0 in
+  // the presets, whose losses beyond the ISA are matmul_efficiency).
   double tensor_instruction_overhead_cycles = 0;
   double vector_efficiency = 1.0;   // sustained fraction of vector/scalar element rates
   double hbm_efficiency = 1.0;      // sustained fraction of HBM bandwidth
