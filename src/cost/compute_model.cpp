@@ -164,7 +164,7 @@ double ComputeModel::tensor_seconds(const Kernel& kr) const {
   // efficiency, the best the shape could give. build_step always gives matmuls their shape.
   if (kr.batch <= 0 && kr.flops > 0) return kr.flops / (tensor_peak_flops(kr.low_precision) * calibration_.matmul_efficiency);
   if (kr.batch <= 0 || kr.m <= 0 || kr.n <= 0 || kr.k <= 0) return 0;
-  if (!systolic_) return gpu_tensor_seconds(kr);
+  if (!systolic_) return kr.transpose ? 0 : gpu_tensor_seconds(kr);
   const double r = kr.low_precision ? low_rate_factor_ : fp32_rate_factor_;
   return static_cast<double>(kr.batch) * neuron_cycles(kr) /
          (chip_.core.tensor_clock_hz * cores_ * calibration_.matmul_efficiency * r);
@@ -222,7 +222,7 @@ TaskCost ComputeModel::cost(std::span<const Kernel> kernels, double hbm_share) c
     for (std::size_t e = 0; e < t.engine.size(); ++e) t.engine[e] += c.engine[e];
     t.op[static_cast<std::size_t>(kr.op)] += c.seconds;
     t.overhead_s += calibration_.task_overhead_s;
-    t.flops += kr.flops;
+    t.flops += kr.executed_flops();
   }
   return t;
 }

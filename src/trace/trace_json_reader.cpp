@@ -25,7 +25,7 @@ namespace {
 
 cost::Kernel read_kernel(const At& a) {
   a.object({"name", "op", "m", "n", "k", "batch", "causal", "flops", "vector_elements", "scalar_elements", "hbm_bytes",
-            "low_precision", "element_bytes", "fused_epilogue"});
+            "low_precision", "element_bytes", "fused_epilogue", "transpose"});
   cost::Kernel k;
   if (a.has("name")) k.name = a["name"].string();
   if (a.has("op")) k.op = a["op"].name<cost::OpClass>();
@@ -51,6 +51,7 @@ cost::Kernel read_kernel(const At& a) {
   if (a.has("low_precision")) k.low_precision = a["low_precision"].boolean();
   if (a.has("element_bytes")) k.element_bytes = a["element_bytes"].number(0);
   if (a.has("fused_epilogue")) k.fused_epilogue = a["fused_epilogue"].boolean();
+  if (a.has("transpose")) k.transpose = a["transpose"].boolean();
   return k;
 }
 

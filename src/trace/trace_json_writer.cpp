@@ -28,6 +28,7 @@ void write_kernel(std::ostream& out, const cost::Kernel& k) {
   if (!k.low_precision) out << R"(,"low_precision":false)";
   if (k.element_bytes != 2) out << fmt::format(R"(,"element_bytes":{})", k.element_bytes);
   if (k.fused_epilogue) out << R"(,"fused_epilogue":true)";
+  if (k.transpose) out << R"(,"transpose":true)";
   out << "}";
 }
 

@@ -56,17 +56,33 @@ Kernel flash_scores(const StepContext& c) {
   Kernel qk = gemm("attn_scores", z, z.s, z.s, z.hd, z.skip_n, z.e * z.t * dbl(d.q_width() + d.k_width()));  // Q, K
   qk.vector_elements = (d.dropout ? 2 : 1) * z.scores;
   qk.scalar_elements = z.scores;
+  // The activation reads the scores from PSUM and writes P to SBUF: that is their copy out.
+  qk.fused_epilogue = true;
   return qk;
+}
+
+// P (or dS) transposed for the next product: nc_matmul contracts over the partition axis, and P
+// leaves the softmax with the query rows there, where P V contracts over the keys. Assumption:
+// NKI's flash kernels transpose each 128 x 128 tile on the tensor engine (nc_transpose, a matmul
+// against the identity; shared/data/hardware.md, "Transposes"), and the vector engine copies the
+// result out of PSUM. No FLOPs; skipped above the causal diagonal as the scores are.
+Kernel flash_transpose(const char* name, const Sizes& z) {
+  Kernel t = gemm(name, z, z.s, z.s, 1, z.skip_n, 0);
+  t.flops = 0;
+  t.transpose = true;
+  return t;
 }
 
 void flash_forward(const StepContext& c, Emitter& em) {
   const auto& d = c.d;
   const Sizes z = sizes(c, true);
   em.kernel(flash_scores(c));
+  em.kernel(flash_transpose("attn_p_transpose", z));
   // V in, O and the row statistics (lse) out.
   Kernel av = gemm("attn_values", z, z.s, z.hv, z.s, z.skip_k,
                    z.e * z.t * dbl(d.v_width() + d.o_width()) + 4 * z.t * dbl(d.heads));
   av.vector_elements = z.t * dbl(d.o_width());  // final 1/rowsum scaling
+  av.fused_epilogue = true;                      // which is O's copy out of PSUM
   em.kernel(std::move(av));
 }
 
@@ -82,7 +98,10 @@ void flash_backward(const StepContext& c, Emitter& em) {
   em.kernel(gemm("attn_dv", z, z.s, z.hv, z.s, z.skip_k, 2 * e * t * dbl(d.o_width())));  // dO and O
   Kernel dp = gemm("attn_dp", z, z.s, z.s, z.hv, z.skip_n, e * t * dbl(d.v_width()));   // V
   dp.vector_elements = (d.dropout ? 3 : 2) * z.scores + 2 * t * dbl(d.o_width());
+  dp.fused_epilogue = true;  // dS is computed from dP where it accumulates
   em.kernel(std::move(dp));
+  // dQ = dS K contracts over the keys: dS transposed, as P in the forward.
+  em.kernel(flash_transpose("attn_ds_transpose", z));
   // K in, dQ out; then Q in, dK and dV out.
   em.kernel(gemm("attn_dq", z, z.s, z.hd, z.s, z.skip_k, e * t * (dbl(d.k_width()) + dbl(d.q_width()))));
   em.kernel(gemm("attn_dk", z, z.s, z.hd, z.s, z.skip_k, e * t * (dbl(d.q_width()) + dbl(d.k_width() + d.v_width()))));

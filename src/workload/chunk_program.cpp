@@ -38,6 +38,7 @@ std::string signature(const Work& w) {
     for (const double v : {k.vector_elements, k.scalar_elements, k.hbm_bytes, k.flops, k.element_bytes}) append_bits(key, v);
     append_bits(key, static_cast<unsigned char>(k.low_precision ? 1 : 0));
     append_bits(key, static_cast<unsigned char>(k.fused_epilogue ? 1 : 0));
+    append_bits(key, static_cast<unsigned char>(k.transpose ? 1 : 0));
   }
   return key;
 }

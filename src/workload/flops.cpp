@@ -34,7 +34,7 @@ std::vector<double> simulated_rank_flops(const StepGraph& graph) {
   // Each work's FLOPs summed once (kernel by kernel, as per task before: the same doubles).
   std::vector<double> work_flops(graph.works.size(), 0.0);
   for (std::size_t w = 0; w < graph.works.size(); ++w) {
-    for (const auto& k : graph.works[w].kernels) work_flops[w] += k.flops;
+    for (const auto& k : graph.works[w].kernels) work_flops[w] += k.executed_flops();
   }
   for (const Task& t : graph.tasks) {
     if (t.kind != TaskKind::Compute) continue;

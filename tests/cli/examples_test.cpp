@@ -33,10 +33,13 @@ TEST_CASE("examples: every file in configs/examples runs and its breakdown adds 
       sum += seconds.get<double>();
     }
     CHECK(sum == Approx(step).epsilon(1e-9));
-    // MFU is a fraction of peak, and the executed FLOPs include the model's.
+    // MFU is a fraction of peak. The executed FLOPs include the model's, less the masked half of
+    // causal attention (which MFU's convention counts and no kernel executes): at least the
+    // non-attention part plus half the attention part, so more than half of the model's FLOPs.
     CHECK(j["results"]["mfu"].get<double>() > 0);
     CHECK(j["results"]["mfu"].get<double>() < 1);
-    CHECK(j["results"]["hardware_flops_per_step"].get<double>() >= j["results"]["model_flops_per_step"].get<double>() * 0.99);
+    CHECK(j["results"]["hfu"].get<double>() < 1);
+    CHECK(j["results"]["hardware_flops_per_step"].get<double>() > j["results"]["model_flops_per_step"].get<double>() * 0.5);
     for (const auto& m : j["memory"]) CHECK(m["fits"].get<bool>());
   }
 }

@@ -47,24 +47,24 @@ TEST_CASE("trace samples: the 4-rank DP step on trn1, on trn2 and with measured 
   // the task overhead), backward halves 1500 + 1500 us and AdamW 100 us (measured). Bucket 0's
   // all-reduce (8 MiB, time A) runs during backward_b (1500 us > A: hidden); bucket 1's follows
   // backward_b, exposed; AdamW waits for it: step = F + 1500 + 1500 + A + 100 us.
-  SECTION("trn1: F = 9.5e10 / (190 TFLOPS / 2 cores x 0.5128) + 2.3 us = 1950.078 + 2.3 us") {
+  SECTION("trn1: F = 9.5e10 / (190 TFLOPS / 2 cores x 0.4904) + 0 us = 2039.152 us") {
     const double a = all_reduce_s("trn1.32xlarge", 8388608);  // 285.7 us (halving-doubling)
     REQUIRE(a < 1500 * kUs);
     const json j = run_json(ex);
-    CHECK(j["results"]["step_time_s"].get<double>() == Approx((1000 / 0.5128 + 2.3 + 3100) * kUs + a).margin(0.06 * kUs));
+    CHECK(j["results"]["step_time_s"].get<double>() == Approx((1000 / 0.4904 + 3100) * kUs + a).margin(0.06 * kUs));
     CHECK(j["trace"]["measured_nodes"] == 12);
   }
-  SECTION("on trn2: the FLOPs re-costed, F = 9.5e10 / (667 TFLOPS x 2 / 8 cores x 0.5128) + 2.3 us = 1110.989 + 2.3 us; measured kept") {
+  SECTION("on trn2: the FLOPs re-costed, F = 9.5e10 / (667 TFLOPS x 2 / 8 cores x 0.4904) + 0 us = 1161.735 us; measured kept") {
     const double a = all_reduce_s("trn2.48xlarge", 8388608);  // 269.1 us
     const json j = run_json(ex + " --set cluster.instance=trn2.48xlarge");
-    CHECK(j["results"]["step_time_s"].get<double>() == Approx((569.715 / 0.5128 + 2.3 + 3100) * kUs + a).margin(0.06 * kUs));
+    CHECK(j["results"]["step_time_s"].get<double>() == Approx((569.715 / 0.4904 + 3100) * kUs + a).margin(0.06 * kUs));
     CHECK(j["trace"]["measured_nodes"] == 12);
     CHECK(j["trace"]["recorded_on"] == "trn1.32xlarge");
   }
   SECTION("--scale-durations compute=0.5: measured times halved (1550 us), F unchanged; A still hidden by 750 us") {
     const double a = all_reduce_s("trn1.32xlarge", 8388608);
     const json j = run_json(ex + " --scale-durations compute=0.5");
-    CHECK(j["results"]["step_time_s"].get<double>() == Approx((1000 / 0.5128 + 2.3 + 1550) * kUs + a).margin(0.06 * kUs));
+    CHECK(j["results"]["step_time_s"].get<double>() == Approx((1000 / 0.4904 + 1550) * kUs + a).margin(0.06 * kUs));
     CHECK(j["trace"]["duration_scale"] == 0.5);
   }
   SECTION("bad scale: exit 2 naming the option") {

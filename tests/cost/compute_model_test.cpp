@@ -190,6 +190,10 @@ TEST_CASE("cost: GPU products run in waves of output tiles over the SMs") {
   CHECK(tensor(cm, product(3968, 4608, 4096)) == Approx(11 * tile));
   // k = 96 runs 3 steps of 32 (no padding); k = 100 pads to 128.
   CHECK(tensor(cm, product(128, 128, 100)) == Approx(2.0 * 128 * 128 * 128 / per_sm));
+  // A transpose is the GPU's load path: no tensor-core time.
+  Kernel t = product(4096, 4096, 1);
+  t.transpose = true;
+  CHECK(tensor(cm, t) == 0);
 }
 
 TEST_CASE("cost: NeuronCore instructions stream at most 512 moving columns, at least MIN_II cycles, plus an overhead") {
@@ -252,4 +256,26 @@ TEST_CASE("cost: the NKI tutorial's single GEMM at the ISA's cost, against its h
   cal.matmul_efficiency = 0.5128;
   const ComputeModel compiled(trn1_chip(), cal, hw::Dtype::Bf16, 1);
   CHECK(tensor(compiled, gemm) == Approx(16777216 / 2.8e9 / 0.5128));
+}
+
+TEST_CASE("cost: a causal product executes the lower triangle, a transpose costs array time on Trainium only") {
+  // m = n = 4, causal along n: row i meets i + 1 columns, 1 + 2 + 3 + 4 = 10 of 16 products:
+  // 2 x 4 x 4 x 8 = 256 dense FLOPs, 160 executed.
+  Kernel sq = product(4, 4, 8);
+  sq.causal = cost::CausalDim::N;
+  CHECK(sq.executed_flops() == Approx(160));
+  // m = 8 rows over a span of k = 4 (causal along k): rows 0-3 meet 1-4, rows 4-7 all 4:
+  // (10 + 16) / 32 of 2 x 8 x 4 x 4 = 256.
+  Kernel tall = product(8, 4, 4);
+  tall.causal = cost::CausalDim::K;
+  CHECK(tall.executed_flops() == Approx(256.0 * 26 / 32));
+  CHECK(product(8, 4, 4).executed_flops() == Approx(256));
+  // A 1024 x 1024 transpose (k = 1) on a NeuronCore: one contraction tile x 8 column tiles, each
+  // streaming 1024 rows in two 512-column instructions: 8 x 1024 cycles at 2.8 GHz; no FLOPs.
+  Kernel t = product(1024, 1024, 1);
+  t.flops = 0;
+  t.transpose = true;
+  const ComputeModel trn1(trn1_chip(), {}, hw::Dtype::Bf16, 1);
+  CHECK(tensor(trn1, t) == Approx(8 * 1024 / 2.8e9));
+  CHECK(trn1.cost(std::vector<Kernel>{t}).flops == 0);
 }

@@ -79,14 +79,17 @@ TEST_CASE("step replay: one device without parallelism takes the sum of its kern
   for (const auto& w : g.works) seconds.push_back(cm.cost(w.kernels).seconds);
   const double rate = 2.0 * 128 * 128 * 1e9 * 0.5;
   const double b = 2, s = 256, h = 256, V = 1024, L = 3, mbs = 2;
-  // Kernels: per micro-batch, layers 11 forward + 15 backward + 1 (the flash kernel rebuilds the
-  // probabilities in backward), embedding 2 + 1, head 3 + 4; the optimizer's gradient norm and
-  // update (plain_software: gradients accumulate inside the GEMMs, no kernel of their own).
-  const double kernels = mbs * (L * (11 + 15 + 1) + 3 + 7) + 2;
+  // Kernels: per micro-batch, layers 12 forward (P's transpose included) + 16 backward (dS's
+  // transpose) + 1 (the flash kernel rebuilds the probabilities in backward), embedding 2 + 1,
+  // head 3 + 4; the optimizer's gradient norm and update (plain_software: gradients accumulate
+  // inside the GEMMs, no kernel of their own).
+  const double kernels = mbs * (L * (12 + 16 + 1) + 3 + 7) + 2;
   // Matmul FLOPs per micro-batch forward: layer 24 b s h^2 + 0.75 x 4 b s^2 h, head 2 b s h V;
-  // backward 2x; the scores (half the attention core forward) once more.
+  // backward 2x; the scores (half the attention core forward) once more; the two transposes of
+  // [s x s] per head, each as a 2 s^2 x 128 product per head (b heads 2 s^2 128 = 2 b s^2 h =
+  // att / 2 before the causal 0.75), together att per layer.
   const double att = 0.75 * 4 * b * s * s * h;
-  const double flops = mbs * (3 * (L * (24 * b * s * h * h + att) + 2 * b * s * h * V) + L * att / 2);
+  const double flops = mbs * (3 * (L * (24 * b * s * h * h + att) + 2 * b * s * h * V) + L * att / 2 + L * att);
   const double expected = flops / rate + kernels * 1e-6;
   const auto tl = replay_step(g, seconds, 0, 0);
   // One rank, one chain: the step is exactly its compute, with no gap.
@@ -96,9 +99,9 @@ TEST_CASE("step replay: one device without parallelism takes the sum of its kern
 
 TEST_CASE("step replay: the pipeline bubble with free communication is (p-1)/(m+p-1), interleaved (p-1)/(vm+p-1)") {
   // Uniform stages: every layer kernel takes 1 us, embedding, head and optimizer take none, and
-  // each chunk holds the same number of layers. A GPT layer (no recompute, flash attention) is 11
-  // forward + 1 rebuilding the probabilities + 15 backward kernels, so one micro-batch on one
-  // chunk of k layers costs 27 k us. With free
+  // each chunk holds the same number of layers. A GPT layer (no recompute, flash attention) is 12
+  // forward (P's transpose included) + 1 rebuilding the probabilities + 16 backward kernels (dS's
+  // transpose), so one micro-batch on one chunk of k layers costs 29 k us. With free
   // communication the step is (m + p - 1) such units for GPipe and 1F1B, and (v m + p - 1)
   // units of one chunk for interleaved 1F1B; each stage computes m v units, so its compute
   // stream idles (p - 1)/(m + p - 1), resp. (p - 1)/(v m + p - 1), of the step.
@@ -117,7 +120,7 @@ TEST_CASE("step replay: the pipeline bubble with free communication is (p-1)/(m+
                                    parallelism(1, c.p, 1, false, Recompute::None, c.schedule, c.v), plain_software());
     const auto seconds = kernel_count_seconds(g, unit, 0);
     const auto tl = replay_step(g, seconds, 0, 0);
-    const double chunk_unit = 27 * unit * static_cast<double>(c.layers_per_chunk);
+    const double chunk_unit = 29 * unit * static_cast<double>(c.layers_per_chunk);
     const double slots = static_cast<double>(c.v * c.m + c.p - 1);
     CHECK(tl.step_time.to_seconds() == Approx(slots * chunk_unit).epsilon(1e-9));
     for (std::int32_t rank : g.simulated_ranks) {

@@ -57,7 +57,7 @@ struct TaskCost {
   std::array<double, kEngineCount> engine{};  // busy seconds per Engine, summed over kernels
   std::array<double, kOpClassCount> op{};      // kernel seconds by OpClass (they sum to `seconds`)
   double overhead_s = 0;                       // part of `seconds` that is per-kernel overhead
-  double flops = 0;                            // tensor-engine FLOPs (Kernel::flops summed)
+  double flops = 0;                            // tensor-engine FLOPs executed (Kernel::executed_flops summed)
 };
 
 class ComputeModel {

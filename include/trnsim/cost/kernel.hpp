@@ -1,6 +1,7 @@
 #pragma once
 // One kernel's work, hardware-independent: what the workload layer asks of a core. The cost layer
 // turns it into time per engine (cost::ComputeModel).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -56,6 +57,25 @@ struct Kernel {
   // The product's results are consumed where they accumulate (flash attention's softmax reads
   // PSUM itself): no separate copy out of PSUM.
   bool fused_epilogue = false;
+  // A layout change, not arithmetic: the [m x n] operand's rows become its columns. A systolic
+  // array runs it as a matmul against the identity, one pass per 128 x 128 tile (k = 1: a partial
+  // contraction tile costs a full one), tensor-engine time and no FLOPs (NKI: nc_transpose); a
+  // GPU does it in its load path, free.
+  bool transpose = false;
+
+  // The FLOPs the tensor engine executes: `flops` less what a causal product skips. Row i of the
+  // m rows meets min(span, i + 1) of the masked dimension (n for CausalDim::N, k for K), so a
+  // square product executes (m + 1) / 2m of its dense count. HFU and the ideal compute time count
+  // these; MFU keeps the dense convention.
+  double executed_flops() const {
+    if (causal == CausalDim::None || m <= 0) return flops;
+    const double rows = static_cast<double>(m);
+    const double span = static_cast<double>(causal == CausalDim::N ? n : k);
+    if (!(span > 0)) return flops;
+    const double tri = std::min(rows, span);
+    const double seen = tri * (tri + 1) / 2 + std::max(0.0, rows - span) * span;
+    return flops * seen / (rows * span);
+  }
 };
 
 }  // namespace trnsim::cost

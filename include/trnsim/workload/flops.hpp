@@ -25,7 +25,8 @@ namespace trnsim::workload {
 
 double model_flops_per_step(const ModelSpec& model, const TrainingSpec& training);
 
-// Per simulated rank (indexed like StepGraph::simulated_ranks), over one step.
+// Per simulated rank (indexed like StepGraph::simulated_ranks), over one step: the FLOPs the tensor
+// engine executes (cost::Kernel::executed_flops: a causal kernel's skipped tiles not counted).
 std::vector<double> simulated_rank_flops(const StepGraph& graph);
 
 // All real ranks together: every simulated rank stands for total_ranks / simulated ranks.

@@ -62,7 +62,8 @@ struct StepReport {
   double tokens_per_s = 0;
   // MFU: model FLOPs per step (workload/flops.hpp: 6 x matmul parameters x tokens + attention)
   // over step time x chips x the chip's published dense peak for the training dtype. HFU: the
-  // FLOPs the step executes (recompute included) over the same peak.
+  // FLOPs the step executes (recompute included; a causal attention kernel's skipped half not
+  // counted) over the same peak.
   double model_flops = 0;
   double hardware_flops = 0;
   double peak_flops = 0;  // the whole cluster, FLOP/s
