@@ -22,7 +22,7 @@ namespace {
 struct Figure {
   std::string name, unit;
   std::vector<std::string> paths;
-  std::string capped_by;  // FigureResponse::capped_by
+  std::string capped_by{};  // FigureResponse::capped_by
 };
 
 std::string pointer(const std::string& dotted) {

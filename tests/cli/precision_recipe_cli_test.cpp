@@ -44,10 +44,10 @@ TEST_CASE("cli: a dtype the software has no precision recipe for is reported, an
     CHECK(run(tiny + " --set training.dtype=fp8 --strict").code == 1);
   }
 
-  SECTION("bf16 under neuron-pytorch-dp, whose only recipe is bf16-sr") {
-    const auto r = run(tiny + " --set software=neuron-pytorch-dp --strict");
+  SECTION("bf16 under neuronx-nemo-megatron, whose only recipe is bf16-sr") {
+    const auto r = run(tiny + " --set software=neuronx-nemo-megatron --strict");
     CHECK(r.code == 1);
-    CHECK_THAT(r.out, Catch::Contains("software neuron-pytorch-dp has no precision recipe for training dtype bf16"));
+    CHECK_THAT(r.out, Catch::Contains("software neuronx-nemo-megatron has no precision recipe for training dtype bf16"));
     CHECK_THAT(r.out, Catch::Contains("(bf16-sr)"));
   }
 
@@ -56,8 +56,9 @@ TEST_CASE("cli: a dtype the software has no precision recipe for is reported, an
     CHECK(r.code == 0);
     CHECK_THAT(r.out, !Catch::Contains("generic_precision_recipe"));
     CHECK(count_rule(nlohmann::json::parse(slurp(json)), "generic_precision_recipe") == 0);
-    // bf16-sr is neuron-pytorch-dp's own.
+    // bf16-sr is neuron-pytorch-dp's own, and so is bf16 (its autocast recipe).
     CHECK(run(tiny + " --set software=neuron-pytorch-dp --set training.dtype=bf16-sr --strict").code == 0);
+    CHECK(run(tiny + " --set software=neuron-pytorch-dp --strict").code == 0);
   }
   fs::remove(json);
 }

@@ -10,6 +10,7 @@
 #include "support.hpp"
 #include "trnsim/config/presets.hpp"
 #include "trnsim/units.hpp"
+#include "trnsim/workload/software.hpp"
 
 using namespace trnsim;
 
@@ -199,4 +200,66 @@ TEST_CASE("presets: a preset whose name differs from its file is rejected") {
   fs::remove_all(dir);
   CHECK(msg == (dir / "hardware/other.json").string() +
                    ": /name: expected \"other\" (the file's name), found \"trn1.32xlarge\"");
+}
+
+// The software presets added for issue 34's rows. The expected values are written here from
+// shared/data/software.md (the section named beside each), not read from the JSON.
+TEST_CASE("presets: the llm-foundry, nemo-24.07 and axlearn-neuron presets state their stacks' facts") {
+  using workload::Storage;
+  const auto list = config::list_presets();
+  for (const char* name : {"llm-foundry", "nemo-24.07", "axlearn-neuron"}) {
+    INFO(name);
+    CHECK(std::count(list.software.begin(), list.software.end(), name) == 1);
+  }
+
+  SECTION("llm-foundry: Composer FULL_SHARD, DEFAULT mixed precision, flash attention, NCCL") {
+    const auto s = config::load_software("llm-foundry");
+    CHECK(s.defaults.zero == 3);  // FULL_SHARD
+    const auto* bf16 = s.stated_precision(workload::Precision::Bf16);
+    REQUIRE(bf16 != nullptr);
+    CHECK(bf16->weights == Storage::Bf16);     // DEFAULT: parameters in the autocast precision
+    CHECK(bf16->gradients == Storage::Fp32);   // DEFAULT: gradient reduction in fp32
+    CHECK(s.kernels.attention == hw::AttentionKernel::Flash);
+    CHECK(s.collectives.library == "nccl");
+    CHECK(s.collectives.release.empty());  // NCCL presets name no release
+  }
+  SECTION("nemo-24.07: distributed optimizer, overlapped grad sync, TP overlap, no AC, its own fp8 recipe") {
+    const auto s = config::load_software("nemo-24.07");
+    CHECK(s.defaults.zero == 1);  // distributed_fused_adam: optimizer states sharded over DP
+    CHECK(s.defaults.micro_batch == 1);
+    CHECK(s.defaults.sequence_parallel == true);
+    CHECK(s.defaults.recompute == workload::Recompute::None);
+    CHECK(s.overlap.dp_reduction == workload::DpReduction::Overlapped);  // overlap_grad_sync
+    CHECK(s.overlap.tp_comm);                                           // TP comm overlap (70B)
+    CHECK(s.kernels.fused_grad_accumulation);
+    const auto* fp8 = s.stated_precision(workload::Precision::Fp8);
+    REQUIRE(fp8 != nullptr);  // no generic fp8 recipe for a Transformer Engine run
+    CHECK(fp8->weights == Storage::Bf16);  // megatron_amp_O2: bf16 weights, cast to FP8 per GEMM
+    CHECK(fp8->master_weights == Storage::Fp32);
+  }
+  SECTION("axlearn-neuron: FSDP, fp32 parameters and state, the compiler's early gathers and late reductions") {
+    const auto s = config::load_software("axlearn-neuron");
+    CHECK(s.defaults.zero == 3);
+    CHECK(s.defaults.sequence_parallel == true);  // sequence-parallel norms in the trn2 rule
+    const auto* bf16 = s.stated_precision(workload::Precision::Bf16);
+    REQUIRE(bf16 != nullptr);
+    CHECK(bf16->master_weights == Storage::Fp32);
+    CHECK(bf16->optimizer_states == Storage::Fp32);
+    CHECK(s.overlap.dp_reduction == workload::DpReduction::AfterBackward);
+    CHECK_FALSE(s.overlap.tp_comm);  // TP collectives not overlapped on Neuron
+    CHECK(s.fsdp_prefetch_units == workload::kPrefetchAsMemoryAllows);
+    CHECK(s.collectives.library == "neuron-runtime");
+    CHECK(s.collectives.release == "2.19");  // Trainium2 from Neuron SDK 2.21
+  }
+  SECTION("neuron-pytorch-dp: autocast BF16 keeps fp32 parameters and gradients, no master copy") {
+    const auto s = config::load_software("neuron-pytorch-dp");
+    const auto* bf16 = s.stated_precision(workload::Precision::Bf16);
+    REQUIRE(bf16 != nullptr);
+    CHECK(bf16->weights == Storage::Fp32);
+    CHECK(bf16->gradients == Storage::Fp32);
+    CHECK(bf16->master_weights == Storage::None);
+    const auto* sr = s.stated_precision(workload::Precision::Bf16Sr);
+    REQUIRE(sr != nullptr);
+    CHECK(sr->weights == Storage::Bf16);  // the calibrated BERT row's recipe, unchanged
+  }
 }
