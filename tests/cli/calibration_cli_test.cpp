@@ -1,6 +1,6 @@
 // The calibration record at run time, as a user meets it: run and validate state each prediction's
 // family and its error; a record they cannot read is an error naming the file and the JSON path
-// (exit 2); without one they say so.
+// (exit 2); without one run says so.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -46,7 +46,7 @@ TEST_CASE("calibration cli: a malformed record is refused with the file and the 
   fs::remove_all(dir);
 }
 
-TEST_CASE("calibration cli: without a record, run and validate say so") {
+TEST_CASE("calibration cli: without a record, run says so") {
   const fs::path dir = config_copy("");
   const Result r = run_with(dir, "run '" + example("tiny-trn1.json") + "'");
   CHECK(r.code == 0);

@@ -71,7 +71,7 @@ TEST_CASE("error bar: outside every calibrated family the report says extrapolat
                              "family; cross-family error 8.0 %"));
 }
 
-TEST_CASE("error bar: without a record the report says so; other commands' reports have no bar") {
+TEST_CASE("error bar: without a record the report says so, and reports of other commands carry none") {
   report::StepReport rep = run().report;
   CHECK_FALSE(report::to_json(rep, run().experiment.resolved).contains("calibration"));
   CHECK_THAT(report::format_text(rep, false), !Catch::Contains("error bar"));
