@@ -21,11 +21,22 @@ Prints the fitted values, then per file: measured, in-sample prediction and erro
 prediction and error; then the mean and worst of both. The values are not written back: copy them
 into configs/hardware/NAME.json with their provenance (this command line and what it printed).
 Needs python3 (standard library only) and a built trnsim (default build/release/trnsim).
+
+    tools/calibrate.py --families configs/calibration/families.json \
+        --fit A100-SXM4-80GB=matmul_efficiency \
+        --fit Trainium=tensor_instruction_overhead_cycles,task_overhead_us \
+        configs/validation/*.json configs/validation-heldout/*.json
+
+With --families OUT.json (no --instance, --param): rows grouped by prediction family (chip x
+software preset x collective runtime release); per family the in-sample, leave-one-out and
+leave-one-family-out errors, and the cross-family error over all leave-one-family-out
+predictions, written to OUT.json with this command line and the date (tools/calibration_families.py).
 """
 import argparse
 import concurrent.futures
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -137,15 +148,25 @@ class Model:
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+", help="experiment files with a measured block")
-    ap.add_argument("--instance", required=True, help="hardware preset the files run on")
-    ap.add_argument("--param", action="append", required=True, choices=sorted(BOUNDS),
+    ap.add_argument("--instance", help="hardware preset the files run on")
+    ap.add_argument("--param", action="append", choices=sorted(BOUNDS),
                     help="calibration constant to fit (repeat for several: they are fitted jointly)")
     ap.add_argument("--trnsim", default="build/release/trnsim")
     ap.add_argument("--step", type=float, default=0.002, help="lattice step, fraction of each constant's bounds")
     ap.add_argument("--jobs", type=int, default=2, help="trnsim runs in parallel")
     ap.add_argument("--drop", action="store_true",
                     help="also the leave-one-out error with each constant held at its preset value")
+    ap.add_argument("--families", metavar="OUT.json",
+                    help="write error statistics per prediction family to this file (with --fit, not --instance)")
+    ap.add_argument("--fit", action="append", metavar="CHIP=P[,Q]",
+                    help="with --families: the constants fitted on a chip's rows (repeat per chip)")
     args = ap.parse_args()
+    if args.families:
+        if args.instance or args.param:
+            fail("--families takes --fit CHIP=P[,Q], not --instance or --param")
+        return families(args)
+    if not args.instance or not args.param:
+        fail("--instance and --param are required (or --families)")
     if len(args.files) < 2:
         fail("leave-one-out needs at least 2 files")
     preset = read_json(os.path.join("configs", "hardware", args.instance + ".json"))
@@ -191,6 +212,15 @@ def main():
             print(f"leave-one-out with {p} held at {preset['calibration'][p]}: mean |error| "
                   f"{sum(e) / len(e):.2f} %, worst {max(e):.2f} %")
     m.pool.shutdown()
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def families(args):
+    import calibration_families  # beside this file
+    scratch = tempfile.mkdtemp(prefix="trnsim-calibrate-")
+    args.trnsim = shutil.copy2(args.trnsim, os.path.join(scratch, "trnsim"))
+    command = shlex.join(["tools/calibrate.py"] + sys.argv[1:])
+    calibration_families.families_main(args, Model, BOUNDS, command)
     shutil.rmtree(scratch, ignore_errors=True)
 
 

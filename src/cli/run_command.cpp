@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,9 @@
 
 #include "command.hpp"
 #include "output_file.hpp"
+#include "trnsim/config/calibration_record.hpp"
 #include "trnsim/config/experiment.hpp"
+#include "trnsim/config/prediction_family.hpp"
 #include "trnsim/config/step_input.hpp"
 #include "trnsim/config/trace_input.hpp"
 #include "trnsim/error.hpp"
@@ -90,6 +93,14 @@ auto labelled(const RunOptions& o, Simulate&& simulate) {
   }
 }
 
+// The prediction's error bar: its family against the calibration record of the configuration
+// directory (none there: the bar says so; a record it cannot read: InputError naming it).
+report::ErrorBar error_bar(const config::Experiment& ex) {
+  const std::optional<report::CalibrationRecord> record =
+      config::read_calibration_record(config::calibration_record_path());
+  return report::error_bar(config::prediction_family(ex).name(), record ? &*record : nullptr);
+}
+
 // The outputs made from the report alone, then the text (files first: a run that cannot write what
 // was asked for fails before printing results).
 int report_step(const RunOptions& o, const config::Experiment& ex, const report::StepReport& rep) {
@@ -109,6 +120,7 @@ int run(const RunOptions& o) {
     return 0;
   }
   check_output_paths({o.json_path, o.html_path, o.trace_path});
+  const report::ErrorBar bar = error_bar(ex);
   if (!o.csv_path.empty()) report::check_append_csv(o.csv_path);
   replay::StepInput input = config::step_input(ex);
   input.max_memory_bytes = o.memory.bytes();
@@ -119,13 +131,15 @@ int run(const RunOptions& o) {
   // Fast-forward (unless --no-fast-forward): a model's step without per-task outputs (--trace and
   // --html draw every task).
   if (o.fast_forward && ex.trace.empty() && o.scale_durations.empty() && o.trace_path.empty() && o.html_path.empty()) {
-    const report::StepReport rep = labelled(o, [&] {
+    report::StepReport rep = labelled(o, [&] {
       return report::simulate_and_analyze(input, replay::resolve_plan(input), true);
     });
+    rep.calibration = bar;
     return report_step(o, ex, rep);
   }
   const replay::StepRun step = labelled(o, [&] { return simulate_workload(o, ex, input); });
-  const report::StepReport rep = report::analyze(input, step);
+  report::StepReport rep = report::analyze(input, step);
+  rep.calibration = bar;
   if (!o.trace_path.empty()) write_trace(o, trace, input, step);
   if (!o.html_path.empty()) write_file(o.html_path, report::format_html(input, step, rep));
   return report_step(o, ex, rep);

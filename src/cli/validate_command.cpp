@@ -1,12 +1,14 @@
 // trnsim validate FILES_OR_DIRS...: every experiment with a measured step time, simulated as it
 // is, against its measurement and the band of predictions its null fields allow; error
-// statistics overall and per hardware family; marks for what a prediction stands for (a plan
+// statistics overall, per chip and per prediction family (with the calibration record's
+// leave-one-out and leave-one-family-out errors); marks for what a prediction stands for (a plan
 // estimated out of memory, a generic precision recipe).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +16,9 @@
 
 #include "command.hpp"
 #include "output_file.hpp"
+#include "trnsim/config/calibration_record.hpp"
 #include "trnsim/config/experiment.hpp"
+#include "trnsim/config/prediction_family.hpp"
 #include "trnsim/config/step_input.hpp"
 #include "trnsim/error.hpp"
 #include "trnsim/replay/plan_band.hpp"
@@ -95,6 +99,10 @@ int validate(const ValidateOptions& o) {
     }
     experiments.push_back(std::move(ex));
   }
+  // The calibration record: read before anything is simulated, as the files are.
+  const std::optional<report::CalibrationRecord> record =
+      config::read_calibration_record(config::calibration_record_path());
+  const report::CalibrationRecord* const record_ptr = record ? &*record : nullptr;
   const auto explained = std::find_if(experiments.begin(), experiments.end(),
                                       [&](const config::Experiment& ex) { return experiment_id(ex) == o.explain; });
   if (!o.explain.empty() && explained == experiments.end()) {
@@ -118,6 +126,7 @@ int validate(const ValidateOptions& o) {
     }
     const report::StepReport rep = report::analyze(input, step);
     rows.push_back(report::validation_row(rep, experiment_id(ex), ex.file, ex.measured->step_time_s, band));
+    rows.back().calibration_family = config::prediction_family(ex).name();
     if (ex_it == explained) {
       const auto& row = rows.back();
       explanation = fmt::format("\n{} ({})\nmeasured   {:.4f} s; predicted {:.4f} s, error {:+.1f} %\n{}\n{}", row.id,
@@ -126,8 +135,8 @@ int validate(const ValidateOptions& o) {
     }
   }
   const report::ValidationSummary summary = report::summarize(rows);
-  if (!o.csv_path.empty()) write_file(o.csv_path, report::format_validation_csv(rows));
-  fmt::print("{}", report::format_validation_text(rows, summary));
+  if (!o.csv_path.empty()) write_file(o.csv_path, report::format_validation_csv(rows, record_ptr));
+  fmt::print("{}", report::format_validation_text(rows, summary, record_ptr));
   fmt::print("{}", explanation);
 
   int code = 0;
@@ -161,8 +170,9 @@ const CLI::Validator kPercentGate(
 void add_validate_command(CLI::App& app, Action& action) {
   const auto [cmd, options] = add_subcommand(app, action, "validate",
                                              "Simulate experiments with a measured step time and report the error, "
-                                             "the band of predictions their null fields allow, and marks for plans "
-                                             "estimated out of memory or run with a generic precision recipe",
+                                             "the band of predictions their null fields allow, marks for plans "
+                                             "estimated out of memory or run with a generic precision recipe, and "
+                                             "per-family errors beside the calibration record's",
                                              validate);
   cmd->add_option("inputs", options->inputs, "Experiment files, or directories of *.json experiment files")
       ->required();

@@ -20,6 +20,10 @@ namespace {
 // A figure of the fixed order: the --set paths it is raised through (the first is the one shown;
 // the others follow it by the same factor) and the unit of the first key.
 struct Figure {
+  // A constructor, not an aggregate: GCC's -Wmissing-field-initializers (-Wextra) flags every
+  // brace list that leaves capped_by out.
+  Figure(std::string figure, std::string figure_unit, std::vector<std::string> figure_paths, std::string cap = {})
+      : name(std::move(figure)), unit(std::move(figure_unit)), paths(std::move(figure_paths)), capped_by(std::move(cap)) {}
   std::string name, unit;
   std::vector<std::string> paths;
   std::string capped_by{};  // FigureResponse::capped_by

@@ -235,7 +235,8 @@ TEST_CASE("validate: marks a row estimated out of memory and a row run with the 
   const std::string rows = slurp(csv);
   CHECK_THAT(rows, Catch::StartsWith("id,file,family,predicted_step_time_s,measured_step_time_s,band_fastest_s,"
                                      "band_slowest_s,band,error_pct,mfu_predicted_pct,mfu_measured_pct,"
-                                     "oom_estimate_GiB,oom_capacity_GiB,generic_recipe_dtype,main_finding\n"));
+                                     "oom_estimate_GiB,oom_capacity_GiB,generic_recipe_dtype,main_finding,"
+                                     "calibration_family,in_calibration_record\n"));
   const auto fits = csv_row(rows, "tiny-fits"), oom = csv_row(rows, "tiny-oom"), gen = csv_row(rows, "tiny-fp8");
   REQUIRE(oom.size() >= 15);
   CHECK(fits[11].empty());

@@ -130,9 +130,61 @@ TEST_CASE("validation: CSV has a header and one line per row, quoting fields wit
   const std::string csv = format_validation_csv(rows);
   CHECK(csv ==
         "id,file,family,predicted_step_time_s,measured_step_time_s,band_fastest_s,band_slowest_s,band,error_pct,"
-        "mfu_predicted_pct,mfu_measured_pct,oom_estimate_GiB,oom_capacity_GiB,generic_recipe_dtype,main_finding\n"
-        "a,a.json,X,11.000000,10.000000,10.500000,12.250000,below,10.000,0.000,0.000,,,,\"forward, mostly\"\n"
-        "b,b.json,X,11.000000,10.000000,,,-,10.000,0.000,0.000,81.600000,80.000000,fp8,\n");
+        "mfu_predicted_pct,mfu_measured_pct,oom_estimate_GiB,oom_capacity_GiB,generic_recipe_dtype,main_finding,"
+        "calibration_family,in_calibration_record\n"
+        "a,a.json,X,11.000000,10.000000,10.500000,12.250000,below,10.000,0.000,0.000,,,,\"forward, mostly\",,\n"
+        "b,b.json,X,11.000000,10.000000,,,-,10.000,0.000,0.000,81.600000,80.000000,fp8,,,\n");
   const std::string text = format_validation_text(rows, summarize(rows));
   CHECK_THAT(text, Catch::Contains("  OOM est. 81.6 of 80 GiB; generic fp8 recipe  "));
+}
+
+TEST_CASE("validation: statistics per prediction family, beside the calibration record's figures") {
+  // Family F1 (chip X): a +10 %, b -4 %: mean (10 + 4) / 2 = 7 %, worst +10 % (a).
+  // Family F2 (chip X): c -2 %: mean 2 %, worst -2 %. Family F3 (chip W): d +30 %, not in the
+  // record: an extrapolation. Row e has no family: counted overall and per chip only.
+  std::vector<ValidationRow> rows = {row("a", "X", 11, 10), row("b", "X", 9.6, 10), row("c", "X", 9.8, 10),
+                                     row("d", "W", 13, 10), row("e", "W", 10, 10)};
+  rows[0].calibration_family = rows[1].calibration_family = "F1";
+  rows[2].calibration_family = "F2";
+  rows[3].calibration_family = "F3";
+  const ValidationSummary s = summarize(rows);
+  REQUIRE(s.calibration_families.size() == 3);
+  CHECK(s.calibration_families[0].family == "F1");
+  CHECK(s.calibration_families[0].files == 2);
+  CHECK(s.calibration_families[0].mean_abs_error == Approx(0.07));
+  CHECK(s.calibration_families[0].worst_error == Approx(0.10));
+  CHECK(s.calibration_families[0].worst_id == "a");
+  CHECK(s.calibration_families[1].mean_abs_error == Approx(0.02));
+  CHECK(s.calibration_families[1].worst_error == Approx(-0.02));
+  CHECK(s.calibration_families[2].family == "F3");
+  CHECK(s.calibration_families[2].mean_abs_error == Approx(0.30));
+  CHECK(s.all.files == 5);  // e counted overall
+
+  CalibrationRecord record;
+  FamilyCalibration f1;
+  f1.family = "F1";
+  f1.rows = 2;
+  f1.leave_one_out = {7.5, 11.0};
+  f1.leave_one_family_out = FamilyErrors{12.0, -20.0};
+  FamilyCalibration f2;
+  f2.family = "F2";
+  f2.rows = 1;
+  f2.leave_one_out = {2.5, -2.5};
+  record.families = {f1, f2};
+  record.cross_family = FamilyErrors{12.0, -20.0};
+  const std::string text = format_validation_text(rows, s, &record);
+  CHECK_THAT(text, Catch::Contains("  F1      2 files: mean |error| 7.0 %, worst +10.0 % (a); leave-one-out 7.5 %, "
+                                   "leave-one-family-out 12.0 % (worst -20.0 %)\n"));
+  CHECK_THAT(text, Catch::Contains("  F2      1 file: mean |error| 2.0 %, worst -2.0 % (c); leave-one-out 2.5 %, "
+                                   "leave-one-family-out -: no other family on this chip\n"));
+  CHECK_THAT(text, Catch::Contains("  F3      1 file: mean |error| 30.0 %, worst +30.0 % (d); extrapolation: not in "
+                                   "the calibration record\n"));
+  CHECK_THAT(text, Catch::Contains("cross-family error (the record's leave-one-family-out predictions): mean |error| "
+                                   "12.0 %, worst -20.0 %\n"));
+  CHECK_THAT(text, Catch::Contains("  extrapolation  "));  // d's mark in the table
+  const std::string csv = format_validation_csv(rows, &record);
+  CHECK_THAT(csv, Catch::Contains(",calibration_family,in_calibration_record\n"));
+  CHECK_THAT(csv, Catch::Contains(",F1,yes\n"));
+  CHECK_THAT(csv, Catch::Contains(",F3,no\n"));
+  CHECK_THAT(format_validation_text(rows, s), Catch::Contains("no calibration record"));
 }

@@ -81,17 +81,26 @@ ValidationRow validation_row(const StepReport& report, std::string id, std::stri
 
 ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
   ValidationSummary s;
-  std::map<std::string, ErrorStats> families;  // ordered by name: deterministic output
+  // Ordered by name: deterministic output.
+  std::map<std::string, ErrorStats> families, calibration_families;
   for (const ValidationRow& row : rows) {
     add(s.all, row);
     ErrorStats& f = families[row.family];
     f.family = row.family;
     add(f, row);
+    if (row.calibration_family.empty()) continue;
+    ErrorStats& c = calibration_families[row.calibration_family];
+    c.family = row.calibration_family;
+    add(c, row);
   }
   finish(s.all);
   for (auto& [name, stats] : families) {
     finish(stats);
     s.families.push_back(stats);
+  }
+  for (auto& [name, stats] : calibration_families) {
+    finish(stats);
+    s.calibration_families.push_back(stats);
   }
   return s;
 }

@@ -2,6 +2,8 @@
 // together by to_json. Objects print their keys sorted, so the order here does not show.
 #include "trnsim/report/writers/json_report.hpp"
 
+#include "calibration_bar.hpp"
+
 namespace trnsim::report {
 namespace {
 
@@ -165,6 +167,7 @@ nlohmann::json to_json(const StepReport& r, const nlohmann::json& experiment) {
       {"findings", findings_json(r.findings)},
       {"choices", r.choices},
   };
+  if (r.calibration) out["calibration"] = calibration_json(*r.calibration);
   if (!r.trace.file.empty()) {
     const auto& t = r.trace;
     out["trace"] = {{"file", t.file},       {"format", t.format},       {"recorded_on", t.cluster_instance},

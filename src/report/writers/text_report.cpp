@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "trnsim/units.hpp"
+#include "calibration_bar.hpp"
 #include "plan_text.hpp"
 
 namespace trnsim::report {
@@ -44,6 +45,7 @@ std::string run_section(const StepReport& r) {
 
 std::string figures_section(const StepReport& r) {
   return fmt::format("step time  {:.4f} s\n", r.step_time_s) +
+         (r.calibration ? calibration_line(*r.calibration) : std::string()) +
          fmt::format("throughput {:.2f} sequences/s, {:.0f} tokens/s\n", r.sequences_per_s, r.tokens_per_s) +
          fmt::format("MFU        {:.1f} %   (model {:.3e} FLOP/step over peak {:.1f} PFLOP/s)\n", 100 * r.mfu,
                      r.model_flops, r.peak_flops / 1e15) +

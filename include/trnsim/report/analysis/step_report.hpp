@@ -11,6 +11,7 @@
 #include "trnsim/cost/compute_model.hpp"
 #include "trnsim/replay/step_simulation.hpp"
 #include "trnsim/report/analysis/breakdown.hpp"
+#include "trnsim/report/analysis/calibration.hpp"
 #include "trnsim/report/analysis/critical_path.hpp"
 #include "trnsim/report/analysis/link_utilisation.hpp"
 
@@ -111,6 +112,9 @@ struct StepReport {
   bool fast_forward = false;
   // A replayed trace: its file, its nodes and how many kept a measured time (file "": model run).
   replay::StepRun::TraceOrigin trace;
+  // The prediction's error bar from the calibration record; set by `trnsim run` (analyze does not
+  // know the family), absent elsewhere (sweeps, validate's explanation).
+  std::optional<ErrorBar> calibration;
 };
 
 struct AnalyzeOptions {

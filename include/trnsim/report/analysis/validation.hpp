@@ -16,6 +16,9 @@ struct ValidationRow {
   std::string id;      // the experiment's id (the file name when it has none)
   std::string file;
   std::string family;  // the chip of the instance: "A100-SXM4-80GB", "Trainium"
+  // The prediction family (config::PredictionFamily::name(): chip x software@release), set by the
+  // caller; "" leaves the row out of the per-family statistics of the calibration record's families.
+  std::string calibration_family;
   double predicted_s = 0, measured_s = 0;
   double mfu_predicted = 0;  // fraction of peak, as StepReport::mfu
   double mfu_measured = 0;   // model FLOPs / (measured step time x cluster peak)
@@ -55,6 +58,8 @@ struct ErrorStats {
 struct ValidationSummary {
   ErrorStats all;
   std::vector<ErrorStats> families;  // ascending by family name
+  // Per prediction family (ValidationRow::calibration_family, rows with one), ascending by name.
+  std::vector<ErrorStats> calibration_families;
 };
 
 // Contract: statistics of `rows` (empty rows give zero counts). O(rows log families).
