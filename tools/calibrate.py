@@ -160,6 +160,9 @@ def main():
                     help="write error statistics per prediction family to this file (with --fit, not --instance)")
     ap.add_argument("--fit", action="append", metavar="CHIP=P[,Q]",
                     help="with --families: the constants fitted on a chip's rows (repeat per chip)")
+    ap.add_argument("--calibrated", action="append", metavar="FILE",
+                    help="with --families: fit only on these files (repeat; default every file of the chip); "
+                         "the others are predicted, never fitted on")
     args = ap.parse_args()
     if args.families:
         if args.instance or args.param:

@@ -65,7 +65,11 @@ def dry_run(trnsim, path):
 
 
 def chip_figures(model_class, args, chip, files, params, resolved):
-    """Per file of one chip: in-sample, leave-one-out and leave-one-family-out predictions (s)."""
+    """Per file of one chip: in-sample, leave-one-out and leave-one-family-out predictions (s).
+    With --calibrated, the fits use only those files (the rows the presets' constants were fitted
+    on); every file is still predicted."""
+    fit_on = set(args.calibrated) if args.calibrated else None
+    usable = (lambda fs: [f for f in fs if f in fit_on]) if fit_on is not None else (lambda fs: fs)
     sub = types.SimpleNamespace(param=params, step=args.step, files=files, jobs=args.jobs, trnsim=args.trnsim)
     m = model_class(sub)
     presets = {p: float(resolved[files[0]]["cluster"]["calibration"][p]) for p in params}
@@ -83,11 +87,15 @@ def chip_figures(model_class, args, chip, files, params, resolved):
     family = {f: family_of(resolved[f])[3] for f in files}
     loo, lofo, lofo_fits = {}, {}, {}
     for held in files:
-        p, _ = m.fit([f for f in files if f != held], start, everything)
+        rest = usable([f for f in files if f != held])
+        if not params or not rest:  # nothing fitted, or nothing to fit on: the preset's prediction
+            loo[held] = in_sample[held]
+            continue
+        p, _ = m.fit(rest, start, everything)
         loo[held] = m.predict([held], p)[held]
     for name in sorted(set(family.values())):
-        rest = [f for f in files if family[f] != name]
-        if not rest:
+        rest = usable([f for f in files if family[f] != name])
+        if not rest or not params:
             continue
         p, _ = m.fit(rest, start, everything)
         lofo_fits[name] = {q: round(m.value(i, p[i]), 6) for i, q in enumerate(params)}
