@@ -176,7 +176,8 @@ bool supports(Algorithm a, const Collective& c, const hw::ClusterSpec& cluster, 
     case Algorithm::Direct: return true;
     case Algorithm::BidirectionalRing:
       return reduce_or_gather ? true : no("the bidirectional ring runs all-reduce, reduce-scatter and all-gather");
-    case Algorithm::Hierarchical: {
+    case Algorithm::Hierarchical:
+    case Algorithm::HierarchicalMesh: {
       if (!reduce_or_gather) return no("hierarchical runs all-reduce, reduce-scatter and all-gather");
       const std::size_t instances = equal_instances(c.ranks, dm);
       if (instances < 2) {
@@ -212,7 +213,9 @@ Schedule make_schedule(const Collective& c, Algorithm a, const hw::ClusterSpec& 
   switch (a) {
     case Algorithm::Ring: return algo::ring(c, ring_order(c.ranks, cluster, dm), false);
     case Algorithm::BidirectionalRing: return algo::ring(c, ring_order(c.ranks, cluster, dm), true);
-    case Algorithm::Hierarchical: return algo::hierarchical(c, by_instance(ring_order(c.ranks, cluster, dm), dm));
+    case Algorithm::Hierarchical:
+    case Algorithm::HierarchicalMesh:
+      return algo::hierarchical(c, by_instance(ring_order(c.ranks, cluster, dm), dm), a == Algorithm::HierarchicalMesh);
     case Algorithm::Torus2D: {
       std::vector<std::vector<int>> rows, cols;
       torus_grid(c.ranks, cluster, dm, &rows, &cols);

@@ -309,3 +309,21 @@ TEST_CASE("cli collective: on Trainium --set states a figure over the runtime re
   REQUIRE(launch.size() == 1);
   CHECK(launch[0].time_us == Approx(10.3 + 2 * 512 / r * 1e6).margin(0.06));
 }
+
+TEST_CASE("cli collective: across instances the Neuron runtime runs hierarchical with mesh stages up to 512 KiB") {
+  // configs/collectives/neuron-runtime.json: across instances, mesh stages ("Mesh+Mesh") up to
+  // 512 KiB, ring stages beyond. Two trn1.32xlarge, 64 ranks, release 2.19 (launch 0.3 us, no step
+  // or message cost): 4 steps instead of 31 + 2 + 31, so at 1 KiB the mesh form pays 4 steps' route
+  // latencies (at most 4 torus hops of 1.5 us inside, 15 us of EFA across) where the ring form pays
+  // 64: at most 0.3 + 2 x 6 + 2 x 15 = 42.3 us plus data, against 60 steps of at least 1.5 us.
+  const auto rows = rows_of(run("collective --instance trn1.32xlarge --nodes 2 all-reduce -b 512KiB -e 1MiB -f 2").out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].algorithm == "hierarchical-mesh");
+  CHECK(rows[1].algorithm == "hierarchical");
+  const auto mesh = rows_of(run("collective --instance trn1.32xlarge --nodes 2 all-reduce -b 1KiB -e 1KiB").out);
+  const auto ring = rows_of(run("collective --instance trn1.32xlarge --nodes 2 --algorithm hierarchical all-reduce -b 1KiB -e 1KiB").out);
+  REQUIRE(mesh.size() == 1);
+  REQUIRE(ring.size() == 1);
+  CHECK(mesh[0].time_us < 42.3 + 1);
+  CHECK(ring[0].time_us > 60 * 1.5);
+}

@@ -216,9 +216,9 @@ TEST_CASE("validate: marks a row estimated out of memory and a row run with the 
   const fs::path a = with_measurement(plain.out, "tiny-fits"), b = with_measurement(small.out, "tiny-oom"),
                  c = with_measurement(fp8.out, "tiny-fp8");
   // The need the memory model states for the small row, as `run` reports it.
-  const fs::path json = scratch("oom.json");
-  REQUIRE(run("run" + quoted(b) + " --json" + quoted(json)).code == 0);
-  const auto stage = nlohmann::json::parse(slurp(json))["memory"][0];
+  const fs::path report = scratch("oom.json");
+  REQUIRE(run("run" + quoted(b) + " --json" + quoted(report)).code == 0);
+  const auto stage = nlohmann::json::parse(slurp(report))["memory"][0];
   const double need_GiB = stage["total_bytes"].get<double>() / 1073741824.0;
   REQUIRE(need_GiB > 0.01);
 
@@ -247,5 +247,5 @@ TEST_CASE("validate: marks a row estimated out of memory and a row run with the 
   CHECK(oom[13].empty());
   CHECK(gen[11].empty());
   CHECK(gen[13] == "fp8");
-  for (const fs::path& p : {a, b, c, json, csv}) fs::remove(p);
+  for (const fs::path& p : {a, b, c, report, csv}) fs::remove(p);
 }

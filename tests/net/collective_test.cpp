@@ -39,8 +39,25 @@ TEST_CASE("schedules: step counts and bytes follow each algorithm's definition")
   SECTION("hierarchical all-reduce over 2 x 32: 31 + 2 + 31 steps, same bytes as inner and outer rings") {
     const auto r = sched(c, CollectiveOp::AllReduce, iota(64), s, Algorithm::Hierarchical);
     CHECK(r.steps() == 31 + 2 + 31);
-    // Inside: 64 ranks x 31 steps x S/32, twice; across: 64 ranks x 2 steps x S/64.
+    // Inside: 64 ranks x 31 steps x S/32, twice (each step a ring both ways, S/64 to each
+    // neighbour); across: 64 ranks x 2 steps x S/64.
     CHECK(r.bytes_sent() == Approx(2 * 64 * 31 * s / 32 + 64 * 2 * s / 64));
+    CHECK(r.phases[0].transfers.size() == 2 * 64);  // both ways inside
+    CHECK(r.phases[0].transfers[0].bytes == s / 64);
+  }
+  SECTION("hierarchical-mesh all-reduce over 2 x 32: 1 + 1 + 1 + 1 steps, a mesh inside and across") {
+    const auto r = sched(c, CollectiveOp::AllReduce, iota(64), s, Algorithm::HierarchicalMesh);
+    CHECK(r.steps() == 4);
+    // Inside: each of 64 ranks sends S/32 to its 31 local peers, twice (reduce-scatter, then
+    // all-gather); across: each sends S/64 to its one peer of the same local index, twice: the
+    // same bytes as the ring form, in 4 steps instead of 64.
+    CHECK(r.phases[0].transfers.size() == 64 * 31);
+    CHECK(r.phases[0].reduce);
+    CHECK(r.phases[1].reduce);
+    CHECK_FALSE(r.phases[2].reduce);
+    CHECK(r.bytes_sent() == Approx(2 * 64 * 31 * s / 32 + 64 * 2 * s / 64));
+    CHECK(sched(c, CollectiveOp::ReduceScatter, iota(64), s, Algorithm::HierarchicalMesh).steps() == 2);
+    CHECK(sched(c, CollectiveOp::AllGather, iota(64), s, Algorithm::HierarchicalMesh).steps() == 2);
   }
   SECTION("torus-2d all-reduce on one 4x4 instance of 2 cores: rows of 8, columns of 4") {
     const auto r = sched(c, CollectiveOp::AllReduce, iota(32), s, Algorithm::Torus2D);

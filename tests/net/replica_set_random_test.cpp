@@ -81,7 +81,7 @@ void random_groups(const hw::ClusterSpec& c, std::mt19937& rng, int cases, Tally
                                    CollectiveOp::AllToAll};
   constexpr Algorithm kAlgorithms[] = {Algorithm::Ring,         Algorithm::Auto,   Algorithm::Optimal,
                                        Algorithm::Hierarchical, Algorithm::HalvingDoubling, Algorithm::Direct,
-                                       Algorithm::BidirectionalRing};
+                                       Algorithm::BidirectionalRing, Algorithm::HierarchicalMesh};
   for (int n = 0; n < cases; ++n) {
     const int span = uniform(rng, 1, std::min(4, units));
     const int size = uniform(rng, 2, std::min(8, span * per_unit));

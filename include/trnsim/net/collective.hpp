@@ -30,6 +30,7 @@ enum class Algorithm : std::uint8_t {
   Ring,               // unidirectional ring
   BidirectionalRing,  // two rings in opposite directions, half the data each
   Hierarchical,       // inside the instance, across instances, inside again
+  HierarchicalMesh,   // the same three stages, each one mesh step (Neuron's small-message "Mesh+Mesh")
   Torus2D,            // rows of the 2D torus, then columns (all-reduce)
   HalvingDoubling,    // recursive halving (reduce-scatter) and doubling (all-gather); binomial broadcast
   Direct,             // every rank to every other at once (all-to-all, mesh); point-to-point send/recv
@@ -38,16 +39,19 @@ constexpr auto enum_table(Algorithm) {
   using enum Algorithm;
   return std::array{EnumName{Auto, "auto"},         EnumName{Optimal, "optimal"},
                     EnumName{Ring, "ring"},         EnumName{BidirectionalRing, "bidirectional-ring"},
-                    EnumName{Hierarchical, "hierarchical"}, EnumName{Torus2D, "torus-2d"},
+                    EnumName{Hierarchical, "hierarchical"}, EnumName{HierarchicalMesh, "hierarchical-mesh"},
+                    EnumName{Torus2D, "torus-2d"},
                     EnumName{HalvingDoubling, "halving-doubling"}, EnumName{Direct, "direct"}};
 }
 inline constexpr Algorithm kConcreteAlgorithms[] = {Algorithm::Ring, Algorithm::BidirectionalRing,
-                                                    Algorithm::Hierarchical, Algorithm::Torus2D,
+                                                    Algorithm::Hierarchical, Algorithm::HierarchicalMesh,
+                                                    Algorithm::Torus2D,
                                                     Algorithm::HalvingDoubling, Algorithm::Direct};
 
 using trnsim::to_string;  // spellings from the tables above (enum_names.hpp)
 // Names as on the command line: all-reduce, reduce-scatter, all-gather, all-to-all, broadcast,
-// send-recv; ring, bidirectional-ring (bi-ring), hierarchical, torus-2d, halving-doubling, direct,
+// send-recv; ring, bidirectional-ring (bi-ring), hierarchical, hierarchical-mesh, torus-2d,
+// halving-doubling, direct,
 // auto, optimal.
 // Throw InputError naming the accepted values.
 CollectiveOp parse_op(std::string_view s);

@@ -6,6 +6,14 @@
 
 namespace trnsim::net::algo {
 
+void add_mesh_step(Phase& phase, const std::vector<int>& peers, double bytes) {
+  for (int a : peers) {
+    for (int b : peers) {
+      if (a != b) phase.transfers.push_back(Transfer{a, b, bytes});
+    }
+  }
+}
+
 Schedule direct(const Collective& c) {
   Schedule s;
   s.algorithm = Algorithm::Direct;
@@ -13,11 +21,7 @@ Schedule direct(const Collective& c) {
   const double piece = c.bytes / static_cast<double>(r.size());
   auto mesh = [&] {
     Phase p;
-    for (int a : r) {
-      for (int b : r) {
-        if (a != b) p.transfers.push_back(Transfer{a, b, piece});
-      }
-    }
+    add_mesh_step(p, r, piece);
     return p;
   };
   switch (c.op) {

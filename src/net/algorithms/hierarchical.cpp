@@ -1,26 +1,28 @@
-// Hierarchical collectives: I instances holding L ranks each. All-reduce = ring reduce-scatter
-// inside each instance (L-1 steps of S/L, the ring in both directions with S/(2L) each when L > 2), ring all-reduce across instances between the ranks with
-// the same local index (2(I-1) steps of S/(LI): I-1 reducing, I-1 gathering), ring all-gather
-// inside (L-1 steps of S/L). Reduce-scatter: the first two stages (I-1 reducing steps across);
-// all-gather: the last two, reversed.
+// Hierarchical collectives: I instances holding L ranks each. All-reduce = reduce-scatter inside
+// each instance (chunks of S/L), all-reduce across instances between the ranks with the same local
+// index (chunks of S/(LI): a reduce-scatter then an all-gather), all-gather inside. Reduce-scatter:
+// the first two stages (the reducing half across); all-gather: the last two, reversed.
+// Each stage is a ring (L-1 or I-1 steps; inside an instance in both directions with half the chunk
+// each when L > 2, the links carrying both at once) or, with `mesh`, one mesh step (every rank
+// sends its chunk to every peer of the stage at once: Neuron's small-message "Mesh+Mesh").
 #include "algorithms.hpp"
 
 namespace trnsim::net::algo {
 
-Schedule hierarchical(const Collective& c, const std::vector<std::vector<int>>& per_instance) {
+Schedule hierarchical(const Collective& c, const std::vector<std::vector<int>>& per_instance, bool mesh) {
   Schedule s;
-  s.algorithm = Algorithm::Hierarchical;
+  s.algorithm = mesh ? Algorithm::HierarchicalMesh : Algorithm::Hierarchical;
   const int instances = static_cast<int>(per_instance.size());
   const int local = static_cast<int>(per_instance.front().size());
   const double inner_chunk = c.bytes / local;
   const double outer_chunk = c.bytes / (static_cast<double>(local) * instances);
-  // Inside an instance the ring runs both ways, half the chunk each, where it has more than two
-  // ranks: the NeuronLink (NVLink) carries both directions at once, as the flat bidirectional ring
-  // uses them. Across instances one ring per local index already spreads over every NIC.
   const bool both = local > 2;
   auto inside = [&] {
     Phase p;
-    for (const auto& ring : per_instance) add_ring_step(p, ring, both ? inner_chunk / 2 : inner_chunk, both);
+    for (const auto& ring : per_instance) {
+      if (mesh) add_mesh_step(p, ring, inner_chunk);
+      else add_ring_step(p, ring, both ? inner_chunk / 2 : inner_chunk, both);
+    }
     return p;
   };
   auto across = [&] {
@@ -28,24 +30,27 @@ Schedule hierarchical(const Collective& c, const std::vector<std::vector<int>>& 
     std::vector<int> ring(static_cast<std::size_t>(instances));
     for (int j = 0; j < local; ++j) {
       for (int i = 0; i < instances; ++i) ring[static_cast<std::size_t>(i)] = per_instance[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
-      add_ring_step(p, ring, outer_chunk, false);
+      if (mesh) add_mesh_step(p, ring, outer_chunk);
+      else add_ring_step(p, ring, outer_chunk, false);
     }
     return p;
   };
+  const int inner_steps = mesh ? 1 : local - 1;
+  const int outer_steps = mesh ? 1 : instances - 1;
   switch (c.op) {
     case CollectiveOp::AllReduce:
-      push_phase(s, inside(), local - 1, true);
-      push_phase(s, across(), instances - 1, true);
-      push_phase(s, across(), instances - 1);
-      push_phase(s, inside(), local - 1);
+      push_phase(s, inside(), inner_steps, true);
+      push_phase(s, across(), outer_steps, true);
+      push_phase(s, across(), outer_steps);
+      push_phase(s, inside(), inner_steps);
       break;
     case CollectiveOp::ReduceScatter:
-      push_phase(s, inside(), local - 1, true);
-      push_phase(s, across(), instances - 1, true);
+      push_phase(s, inside(), inner_steps, true);
+      push_phase(s, across(), outer_steps, true);
       break;
     case CollectiveOp::AllGather:
-      push_phase(s, across(), instances - 1);
-      push_phase(s, inside(), local - 1);
+      push_phase(s, across(), outer_steps);
+      push_phase(s, inside(), inner_steps);
       break;
     default: break;  // rejected by supports()
   }
