@@ -148,7 +148,7 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_option("--dtype", opts->dtype, "Element type for count(elems): fp32, bf16, fp16, fp8");
   sub->add_option("--algorithm", opts->algorithm,
                   "auto (the software's collective library chooses), optimal (the analytic optimum), ring, "
-                  "bidirectional-ring, hierarchical, torus-2d, halving-doubling, direct");
+                  "bidirectional-ring, hierarchical, hierarchical-mesh, torus-2d, halving-doubling, direct");
   sub->add_option("--software", opts->software,
                   "Software preset whose collective library chooses the algorithm (default: the instance "
                   "preset's default software)");

@@ -149,9 +149,11 @@ net::AlgorithmRule read_rule(ObjectReader r) {
   const auto concrete = [](const std::string& t) {
     const net::Algorithm algorithm = net::parse_algorithm(t);
     if (std::find(std::begin(net::kConcreteAlgorithms), std::end(net::kConcreteAlgorithms), algorithm) ==
-        std::end(net::kConcreteAlgorithms))
-      throw InputError(fmt::format("expected an algorithm the library runs (ring, bidirectional-ring, hierarchical, "
-                                   "torus-2d, halving-doubling or direct), found \"{}\"", t));
+        std::end(net::kConcreteAlgorithms)) {
+      std::vector<std::string_view> names;
+      for (const net::Algorithm runs : net::kConcreteAlgorithms) names.push_back(trnsim::to_string(runs));
+      throw InputError(fmt::format("expected an algorithm the library runs ({}), found \"{}\"", fmt::join(names, ", "), t));
+    }
     return algorithm;
   };
   a.within_instance = named("within_instance", concrete);
