@@ -37,6 +37,7 @@ struct StreamQueue {
   TaskId computing = kNoTask;      // the compute task running here, if any
   sim::EventId done;               // its completion event
   sim::Time end;                   // when that event runs
+  sim::Time started;               // when it started
   double seconds = 0;              // its whole duration at the current rate
   double priced_at = kOffNetwork;  // the rank's pricing key when `seconds` was set
   bool empty() const { return head == ready.size(); }
@@ -199,6 +200,7 @@ class Run {
         q.computing = t;
         q.priced_at = pricing_key(slot);
         q.seconds = compute_seconds(task, slot);
+        q.started = now;
         q.end = now + sim::Time::seconds(q.seconds);
         q.done = engine_.schedule(q.end, [this, t] { compute_done(t); });
         timeline_.spans[t].active = now;
@@ -265,7 +267,10 @@ class Run {
   // The rank's network activity changed: each compute task running on it keeps the fraction of
   // its work already done and runs the rest at the new rate, (end - now) x new / old duration;
   // its completion event moves when that changes its end. Called after every change of
-  // on_network_ or hbm_demand_, so a task's rate is always the one of the present activity.
+  // on_network_ or hbm_demand_, so a task's rate is always the one of the present activity. A task
+  // that started at this very instant has done no work: it is priced afresh, now + its duration,
+  // as if the change had come first, so that events of one instant give the same end in any order
+  // (scaling its rounded end would differ by a picosecond).
   void reprice(std::size_t slot) {
     const double key = pricing_key(slot);
     const sim::Time now = engine_.now();
@@ -275,7 +280,8 @@ class Run {
       q.priced_at = key;
       const double seconds = compute_seconds(graph_.tasks[q.computing], slot);
       if (seconds == q.seconds || q.end <= now) continue;
-      const sim::Time end = now + sim::Time::seconds((q.end - now).to_seconds() * (seconds / q.seconds));
+      const sim::Time end = q.started == now ? now + sim::Time::seconds(seconds)
+                                             : now + sim::Time::seconds((q.end - now).to_seconds() * (seconds / q.seconds));
       q.seconds = seconds;
       if (end == q.end) continue;
       engine_.cancel(q.done);
