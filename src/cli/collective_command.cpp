@@ -70,10 +70,9 @@ int run_collective(const CollectiveOptions& o) {
   }
   workload::SoftwareSpec software = config::load_software(software_name);
   if (!o.release.empty()) {
-    std::vector<std::string> known;
-    for (const net::RuntimeRelease& r : software.collectives.releases) known.push_back(r.name);
     software.collectives.release = o.release;
     if (software.collectives.runtime() == nullptr) {
+      const std::vector<std::string> known = software.collectives.release_names();
       throw InputError(fmt::format("--release {}: expected a runtime release of collective library {} ({}), found none "
                                    "of that name",
                                    o.release, software.collectives.library,

@@ -235,8 +235,7 @@ Field<SoftwareSpec> collectives_row() {
             s.collectives.optimal = c.has("optimal") && c.boolean("optimal");
             (void)c.raw("optimal");
             // A library with runtime releases is run at one of them: the software names it.
-            std::vector<std::string> known;
-            for (const net::RuntimeRelease& rel : s.collectives.releases) known.push_back(rel.name);
+            const std::vector<std::string> known = s.collectives.release_names();
             if (c.has("release")) {
               // A version read as a number would lose its digits (2.10 is 2.1): it must be a string.
               if (const json* v = c.raw("release"); v != nullptr && v->is_number())

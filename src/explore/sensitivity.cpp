@@ -110,9 +110,8 @@ std::vector<Figure> figures_of(const config::Experiment& ex, double step, std::v
     add(true, {"HBM bandwidth + DMA bandwidth", "GB/s", {hbm.paths.front(), dma_figure.paths.front()}}, "");
   // What one collective stream moves toward one peer in a step, against what one link carries:
   // a transfer moves at the lower of the two (net/closed_form.hpp), so each caps the other.
-  // Torus: a chip's figure is shared by its 4 links; a switched chip has one link to its switch.
   const double stream = inst.calibration.collective_stream_bandwidth;
-  const double per_link = inst.topology == hw::IntraTopology::Torus2D ? inst.intra.bandwidth / 4 : inst.intra.bandwidth;
+  const double per_link = inst.intra_link_bandwidth();
   const std::string link = gpu ? "NVLink" : "NeuronLink";
   const Figure stream_figure{"collective stream rate", "GB/s", {"cluster.calibration.collective_stream_GBps"},
                              caps(per_link, stream) ? link + " bandwidth" : ""};

@@ -81,9 +81,8 @@ void TopologyBuilder::torus(Topology& t) {
   if (nx < 1 || ny < 1 || nx * ny != inst.chips) {
     throw InputError(fmt::format("{}: torus {}x{} does not hold its {} chips", inst.name, nx, ny, inst.chips));
   }
-  const int ports = (nx > 1 ? 2 : 0) + (ny > 1 ? 2 : 0);
-  if (ports == 0) return;
-  const double bw = inst.intra.bandwidth / ports;
+  if (inst.intra_ports() == 0) return;
+  const double bw = inst.intra_link_bandwidth();
   for (int i = 0; i < t.cluster_.instances; ++i) {
     const int base = i * inst.chips;
     for (int y = 0; y < ny; ++y) {

@@ -202,6 +202,19 @@ struct InstanceSpec {
   std::string default_software;
   std::string source;
   double peak_flops(Dtype d) const { return chip.peak.of(d) * chips; }
+  // A chip's links inside the instance, each carrying intra.bandwidth / intra_ports() one way: on
+  // a torus two ports per dimension longer than 1 (4 on a 4x4), behind a switch one link to it,
+  // a single chip none.
+  int intra_ports() const {
+    switch (topology) {
+      case IntraTopology::Torus2D: return (torus_x > 1 ? 2 : 0) + (torus_y > 1 ? 2 : 0);
+      case IntraTopology::NvSwitch:
+      case IntraTopology::Switched: return 1;
+      case IntraTopology::Single: break;
+    }
+    return 0;
+  }
+  double intra_link_bandwidth() const { return intra_ports() > 0 ? intra.bandwidth / intra_ports() : 0; }
   // Ranks (GPUs, or logical NeuronCores) per instance: trn1 32, trn2 with LNC=2 64, DGX 8.
   int ranks() const { return chips * chip.logical_cores(); }
 };

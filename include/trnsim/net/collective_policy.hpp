@@ -38,6 +38,12 @@ struct CollectivePolicy {
   std::string source;
   std::vector<RuntimeRelease> releases;  // the library's, oldest first; empty: the hardware states the figures
   std::string release;                   // the one the software runs (one of `releases`), or empty
+  // The names of `releases`, for messages. O(releases).
+  std::vector<std::string> release_names() const {
+    std::vector<std::string> names;
+    for (const RuntimeRelease& r : releases) names.push_back(r.name);
+    return names;
+  }
   // The release the software runs, or nullptr. O(releases).
   const RuntimeRelease* runtime() const {
     for (const RuntimeRelease& r : releases)
